@@ -1,0 +1,240 @@
+//! The `schema2iceberg` command line: argument parsing, reading files, rendering and exit codes.
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
+use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
+
+pub mod render;
+
+/// Exit code: the schema compiled (warnings allowed).
+pub const EXIT_OK: u8 = 0;
+/// Exit code: the schema has errors (invalid JSON included).
+pub const EXIT_SCHEMA_ERRORS: u8 = 1;
+/// Exit code: usage errors, and files that cannot be read.
+pub const EXIT_USAGE: u8 = 2;
+
+const ABOUT: &str = "Preview the Iceberg table that an Amazon Kinesis or MSK streaming-tables channel \
+creates from a JSON Schema, and every problem in the schema, before anything is registered.";
+
+const EXAMPLES: &str = "\
+Examples:
+  schema2iceberg compile testdata/examples/event.json --partition event_time
+  schema2iceberg compile schema.json --format json > table.json
+  cat schema.json | schema2iceberg compile - --draft 04
+
+Exit codes: 0 compiled (warnings allowed), 1 the schema has errors, 2 usage or I/O error.";
+
+#[derive(Debug, Parser)]
+#[command(name = "schema2iceberg", version, about = ABOUT, after_help = EXAMPLES, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Compile one JSON Schema into the Iceberg schema and partition spec the channel creates.
+    #[command(after_help = COMPILE_HELP)]
+    Compile(CompileArgs),
+}
+
+const COMPILE_HELP: &str = "\
+The text format prints the table as a tree (field id, name, type, required or optional, doc),
+then the partition spec, then each diagnostic with its file:line:col and the source line.
+The json format prints one object:
+  {\"format-version\": 2, \"schema\": …, \"partition-spec\": …, \"diagnostics\": [...]}
+where schema and partition-spec are Iceberg table-metadata JSON (null when there are errors).
+
+Examples:
+  schema2iceberg compile testdata/examples/event.json --partition event_time
+  schema2iceberg compile schema.json --format json | jq '.diagnostics[] | .code'
+  schema2iceberg compile - --draft 04 < snowplow-event.json
+
+Exit codes: 0 compiled (warnings allowed), 1 the schema has errors, 2 usage or I/O error.
+The mapping rules are in docs/mapping.md.";
+
+/// Output formats of `compile`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// A readable tree of the table, then rustc-style diagnostics.
+    Text,
+    /// One JSON object with Iceberg's own schema and partition-spec JSON.
+    Json,
+}
+
+/// When to color text output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// When stdout is a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+#[derive(Debug, clap::Args)]
+struct CompileArgs {
+    /// The JSON Schema file, or - to read standard input.
+    #[arg(value_name = "SCHEMA")]
+    schema: PathBuf,
+    /// Partition by hour (TIME_HOUR) on FIELD, a timestamptz column; a dotted path reaches into
+    /// nested structs (not lists or maps). The channel takes exactly one.
+    #[arg(long, value_name = "FIELD")]
+    partition: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Read the schema as this draft, whatever its $schema says.
+    #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
+    draft: Option<Draft>,
+    /// The folder that file $refs may read from [default: the current directory if the schema
+    /// is inside it, otherwise the schema's directory].
+    #[arg(long, value_name = "DIR")]
+    ref_root: Option<PathBuf>,
+    /// Color the text output.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    color: ColorWhen,
+}
+
+fn parse_draft(text: &str) -> Result<Draft, String> {
+    Draft::from_flag(text).ok_or_else(|| format!("`{text}` is not a supported draft: use 04, 06 or 07"))
+}
+
+/// Everything `compile` needs besides the schema bytes.
+#[derive(Debug, Clone)]
+pub struct CompileRequest {
+    /// The display name of the schema (`<stdin>` for standard input).
+    pub name: String,
+    /// Where the schema is, for resolving relative references (`None` for standard input).
+    pub path: Option<PathBuf>,
+    /// The partition fields.
+    pub partition: Vec<String>,
+    /// The draft override.
+    pub draft: Option<Draft>,
+    /// The reference root override.
+    pub ref_root: Option<PathBuf>,
+}
+
+/// The result of one compile, rendered.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// What goes to standard output.
+    pub stdout: String,
+    /// The process exit code.
+    pub exit: u8,
+}
+
+/// Runs the command line and returns the exit code.
+pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => EXIT_OK,
+                _ => EXIT_USAGE,
+            });
+        }
+    };
+    match cli.command {
+        Command::Compile(args) => run_compile(args),
+    }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    let mut stderr = anstream::stderr();
+    let _ = writeln!(stderr, "error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+fn run_compile(args: CompileArgs) -> ExitCode {
+    if let Some(root) = &args.ref_root {
+        if !root.is_dir() {
+            return usage_error(&format!("--ref-root `{}` is not a directory", root.display()));
+        }
+    }
+    let from_stdin = args.schema.as_os_str() == "-";
+    let bytes = if from_stdin {
+        let mut buffer = Vec::new();
+        match std::io::stdin().read_to_end(&mut buffer) {
+            Ok(_) => buffer,
+            Err(e) => return usage_error(&format!("cannot read standard input: {e}")),
+        }
+    } else {
+        match std::fs::read(&args.schema) {
+            Ok(bytes) => bytes,
+            Err(e) => return usage_error(&format!("cannot read `{}`: {e}", args.schema.display())),
+        }
+    };
+    let request = CompileRequest {
+        name: if from_stdin { "<stdin>".to_string() } else { args.schema.display().to_string() },
+        path: (!from_stdin).then(|| args.schema.clone()),
+        partition: args.partition,
+        draft: args.draft,
+        ref_root: args.ref_root,
+    };
+    let color = match args.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never,
+    };
+    let outcome = compile_bytes(&request, bytes, args.format, color);
+    let mut stdout = std::io::stdout().lock();
+    if stdout.write_all(outcome.stdout.as_bytes()).and_then(|()| stdout.flush()).is_err() {
+        return ExitCode::from(EXIT_USAGE);
+    }
+    ExitCode::from(outcome.exit)
+}
+
+/// Compiles schema bytes and renders the result; the whole `compile` command but for reading
+/// the file and writing the output.
+pub fn compile_bytes(request: &CompileRequest, bytes: Vec<u8>, format: Format, color: bool) -> Outcome {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute = match &request.path {
+        Some(path) => std::path::absolute(path).unwrap_or_else(|_| cwd.join(path)),
+        None => cwd.join("<stdin>"),
+    };
+    let ref_root = request.ref_root.clone().or_else(|| match &request.path {
+        Some(path) => Some(schema2iceberg_parser::default_ref_root(path)),
+        None => Some(cwd.clone()),
+    });
+    let base = Url::from_file_path(&absolute).or_else(|()| Url::parse("file:///schema.json"));
+    let Ok(base) = base else {
+        return Outcome {
+            stdout: String::new(),
+            exit: EXIT_USAGE,
+        };
+    };
+    let options = LoadOptions {
+        draft: request.draft,
+        ref_root,
+    };
+    let ws = Workspace::from_bytes(&request.name, bytes, base, options);
+    let compiled = compile(
+        &ws,
+        &CompileOptions {
+            partition: request.partition.clone(),
+        },
+    );
+    let stdout = match format {
+        Format::Json => render_json(&compiled),
+        Format::Text => render::text(&ws, &compiled, color),
+    };
+    Outcome {
+        stdout,
+        exit: if compiled.has_errors() { EXIT_SCHEMA_ERRORS } else { EXIT_OK },
+    }
+}
+
+fn render_json(compiled: &Compiled) -> String {
+    let value = report::to_json(compiled);
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    text.push('\n');
+    text
+}

@@ -1,0 +1,201 @@
+//! Text output: the table as a tree, the partition spec, and rustc-style diagnostics.
+
+use std::fmt::Write;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+use iceberg::spec::{NestedFieldRef, PartitionSpec, Schema, Type};
+use schema2iceberg_mapper::Compiled;
+use schema2iceberg_parser::{Diagnostic, Severity, Workspace};
+
+/// Longest doc shown in the tree; the JSON output has the whole text.
+const DOC_WIDTH: usize = 72;
+
+/// Renders the whole result for a terminal.
+pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
+    let mut out = String::new();
+    match &compiled.schema {
+        Some(schema) => {
+            table(&mut out, schema);
+            if let Some(spec) = &compiled.partition_spec {
+                partition(&mut out, schema, spec);
+            }
+        }
+        None => out.push_str("no table: the schema has errors\n"),
+    }
+    for d in &compiled.diagnostics {
+        out.push('\n');
+        out.push_str(&diagnostic(ws, d, color));
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&summary(compiled));
+    out.push('\n');
+    out
+}
+
+fn table(out: &mut String, schema: &Schema) {
+    let fields = schema.as_struct().fields();
+    let _ = writeln!(
+        out,
+        "table schema (schema-id {}, {} columns, highest field id {})",
+        schema.schema_id(),
+        fields.len(),
+        schema.highest_field_id()
+    );
+    tree(out, fields, "");
+}
+
+fn tree(out: &mut String, fields: &[NestedFieldRef], indent: &str) {
+    let count = fields.len();
+    for (i, field) in fields.iter().enumerate() {
+        let last = i + 1 == count;
+        let branch = if last { "└─ " } else { "├─ " };
+        let requirement = if field.required { "required" } else { "optional" };
+        let _ = write!(
+            out,
+            "{indent}{branch}{} {}: {} ({requirement})",
+            field.id,
+            field.name,
+            short_type(&field.field_type)
+        );
+        if let Some(doc) = &field.doc {
+            let _ = write!(out, " — {}", shorten(doc));
+        }
+        out.push('\n');
+        let child_indent = format!("{indent}{}", if last { "   " } else { "│  " });
+        match field.field_type.as_ref() {
+            Type::Struct(s) => tree(out, s.fields(), &child_indent),
+            Type::List(l) => tree(out, std::slice::from_ref(&l.element_field), &child_indent),
+            Type::Map(m) => tree(out, &[m.key_field.clone(), m.value_field.clone()], &child_indent),
+            Type::Primitive(_) => {}
+        }
+    }
+}
+
+fn short_type(ty: &Type) -> String {
+    match ty {
+        Type::Primitive(p) => p.to_string(),
+        Type::Struct(_) => "struct".to_string(),
+        Type::List(l) => format!("list<{}>", short_type(&l.element_field.field_type)),
+        Type::Map(m) => format!("map<string, {}>", short_type(&m.value_field.field_type)),
+    }
+}
+
+fn shorten(doc: &str) -> String {
+    let flat: String = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= DOC_WIDTH {
+        flat
+    } else {
+        let cut: String = flat.chars().take(DOC_WIDTH - 1).collect();
+        format!("{}…", cut.trim_end())
+    }
+}
+
+fn partition(out: &mut String, schema: &Schema, spec: &PartitionSpec) {
+    let _ = writeln!(out, "partition spec (spec-id {})", spec.spec_id());
+    if spec.fields().is_empty() {
+        out.push_str("└─ unpartitioned (pass --partition FIELD: the channel needs one hourly partition)\n");
+        return;
+    }
+    let count = spec.fields().len();
+    for (i, field) in spec.fields().iter().enumerate() {
+        let branch = if i + 1 == count { "└─ " } else { "├─ " };
+        let source = schema.name_by_field_id(field.source_id).unwrap_or("?");
+        let _ = writeln!(
+            out,
+            "{branch}{} {}: {}({source}) from field {}",
+            field.field_id, field.name, field.transform, field.source_id
+        );
+    }
+}
+
+fn level(severity: Severity) -> Level<'static> {
+    match severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Note => Level::NOTE,
+    }
+}
+
+/// One diagnostic in rustc's style: title with code, `file:line:col`, the source line and a
+/// label, then the pointer, field and help.
+pub fn diagnostic(ws: &Workspace, d: &Diagnostic, color: bool) -> String {
+    let document = ws.documents().iter().find(|doc| doc.display == d.location.file);
+    let source = document.and_then(|doc| doc.text_str());
+    let title = level(d.severity).primary_title(d.message.as_str()).id(d.code);
+    let mut footer = Vec::new();
+    let pointer = if d.location.pointer.is_empty() {
+        "(root)".to_string()
+    } else {
+        d.location.pointer.clone()
+    };
+    let place = match &d.field {
+        Some(field) => format!("at {pointer}, column `{field}`"),
+        None => format!("at {pointer}"),
+    };
+    footer.push(Level::NOTE.message(place));
+    if let Some(help) = &d.help {
+        footer.push(Level::HELP.message(help.as_str()));
+    }
+    let group: Group<'_> = match source.and_then(|text| line_window(text, d)) {
+        Some((line_text, range)) => {
+            let snippet = Snippet::source(line_text)
+                .line_start(d.location.line)
+                .path(d.location.file.as_str())
+                .annotation(AnnotationKind::Primary.span(range));
+            let g = title.element(snippet);
+            footer.into_iter().fold(g, |g, m| g.element(m))
+        }
+        None => {
+            let origin = annotate_snippets::Origin::path(d.location.file.as_str())
+                .line(d.location.line)
+                .char_column(d.location.column.saturating_sub(1));
+            let g = title.element(origin);
+            footer.into_iter().fold(g, |g, m| g.element(m))
+        }
+    };
+    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    renderer.render(&[group])
+}
+
+/// The source line that holds the diagnostic's start, and the span's range within it (cut at
+/// the line's end): a snippet of one line keeps rendering cheap for huge files.
+fn line_window<'t>(text: &'t str, d: &Diagnostic) -> Option<(&'t str, std::ops::Range<usize>)> {
+    let start = d.location.span.start().min(text.len());
+    let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text.get(start..)?.find('\n').map_or(text.len(), |i| start + i);
+    let line = text.get(line_start..line_end)?;
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let from = start - line_start;
+    let to = (d.location.span.end().max(start + 1) - line_start).min(line.len()).max(from);
+    Some((line, from..to))
+}
+
+/// The closing line: what compiled, and how many of each severity.
+pub fn summary(compiled: &Compiled) -> String {
+    let errors = compiled.count(Severity::Error);
+    let warnings = compiled.count(Severity::Warning);
+    let notes = compiled.count(Severity::Note);
+    let counts = format!(
+        "{}, {}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning"),
+        plural(notes, "note")
+    );
+    match &compiled.schema {
+        Some(schema) => format!(
+            "compiled: {} columns, {} fields in all; {counts}",
+            schema.as_struct().fields().len(),
+            schema.highest_field_id()
+        ),
+        None => format!("failed: the schema does not compile; {counts}"),
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}

@@ -1,0 +1,71 @@
+//! Fixture tests for `schema2iceberg compile`: each `testdata/compile/*.json` is compiled, and
+//! its exit code, text output and JSON output make one snapshot.
+//!
+//! A fixture passes command-line options in a root `"$comment": "args: --partition ts"`.
+
+use std::path::{Path, PathBuf};
+
+use schema2iceberg::{compile_bytes, CompileRequest, Format};
+use schema2iceberg_parser::Draft;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The options a fixture asks for in its root `$comment`.
+fn fixture_args(bytes: &[u8]) -> Vec<String> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Vec::new();
+    };
+    value
+        .get("$comment")
+        .and_then(|c| c.as_str())
+        .and_then(|c| c.strip_prefix("args:"))
+        .map(|args| args.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Compiles one fixture as the CLI would and renders everything a user sees.
+fn check(path: &Path) -> String {
+    let bytes = std::fs::read(path).expect("fixture is readable");
+    let args = fixture_args(&bytes);
+    let mut request = CompileRequest {
+        name: path
+            .strip_prefix(workspace_root().canonicalize().expect("root exists"))
+            .unwrap_or(path)
+            .display()
+            .to_string(),
+        path: Some(path.to_path_buf()),
+        partition: Vec::new(),
+        draft: None,
+        ref_root: Some(workspace_root().join("testdata/compile")),
+    };
+    let mut rest = args.iter();
+    while let Some(flag) = rest.next() {
+        let value = rest.next().expect("every fixture flag takes a value").clone();
+        match flag.as_str() {
+            "--partition" => request.partition.push(value),
+            "--draft" => request.draft = Some(Draft::from_flag(&value).expect("valid draft")),
+            "--ref-root" => request.ref_root = Some(workspace_root().join(value)),
+            other => panic!("unknown fixture flag {other}"),
+        }
+    }
+    let text = compile_bytes(&request, bytes.clone(), Format::Text, false);
+    let json = compile_bytes(&request, bytes, Format::Json, false);
+    assert_eq!(text.exit, json.exit, "both formats agree on the exit code");
+    format!(
+        "args: {}\nexit: {}\n\n--- text ---\n{}\n--- json ---\n{}",
+        args.join(" "),
+        text.exit,
+        text.stdout,
+        json.stdout
+    )
+}
+
+#[test]
+fn compile_fixtures() {
+    insta::glob!("../../../testdata/compile", "*.json", |path| {
+        let path = path.canonicalize().expect("fixture path");
+        insta::assert_snapshot!(check(&path));
+    });
+}

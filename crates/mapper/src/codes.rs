@@ -1,0 +1,151 @@
+//! The mapper's table of diagnostic codes: what the channel would do with the schema.
+
+use schema2iceberg_parser::{Code, Severity};
+
+macro_rules! codes {
+    ($($ident:ident = $name:literal, $severity:ident, $summary:literal, $fix:literal, $example:literal;)*) => {
+        $(
+            #[doc = $summary]
+            pub const $ident: Code = Code {
+                name: $name,
+                severity: Severity::$severity,
+                summary: $summary,
+                fix: $fix,
+                example: $example,
+            };
+        )*
+        /// Every code of this crate, in documentation order.
+        pub const ALL: &[Code] = &[$($ident),*];
+    };
+}
+
+codes! {
+    ROOT_NOT_OBJECT = "root-not-object", Error,
+        "The root schema is not an object with properties, so there are no columns.",
+        "Make the root `{\"type\": \"object\", \"properties\": {…}}`; its properties become the columns.",
+        r#"{"type": "array", "items": {"type": "string"}}"#;
+    UNCONSTRAINED = "unconstrained", Error,
+        "A schema constrains nothing (`{}` or `true`), so no column type can be chosen.",
+        "Give it a `type` (and `format` where it matters).",
+        r#"{"properties": {"payload": {}}}"#;
+    NEVER_VALID = "never-valid", Error,
+        "A schema is `false`, so no value is valid and the column could never hold one.",
+        "Remove the property, or give it a real schema.",
+        r#"{"properties": {"gone": false}}"#;
+    TYPE_IMPLIED = "type-implied", Note,
+        "`type` is missing, and is implied from the other keywords.",
+        "Write the `type` out, so that readers and validators agree.",
+        r#"{"properties": {"a": {"format": "date-time"}}}"#;
+    NULL_TYPE = "null-type", Error,
+        "A schema admits only null, and Iceberg has no null type.",
+        "Give the column a real type and make it nullable with `\"type\": [\"string\", \"null\"]`.",
+        r#"{"type": "null"}"#;
+    UNION_TYPE = "union-type", Error,
+        "A schema admits values of two or more non-null types, and Iceberg has no union type.",
+        "Choose one type; to keep mixed values, store them as a string.",
+        r#"{"type": ["string", "integer"]}"#;
+    UNSUPPORTED_COMPOSITION = "unsupported-composition", Error,
+        "`anyOf` or `oneOf` is used for something other than making one schema nullable.",
+        "Replace it with a single schema; only `anyOf`/`oneOf` of one schema plus `{\"type\": \"null\"}` has a column type.",
+        r#"{"oneOf": [{"type": "string"}, {"type": "integer"}]}"#;
+    ALLOF_CONFLICT = "allof-conflict", Error,
+        "Two `allOf` branches give a property, or the `type`, different column types.",
+        "Make the branches agree.",
+        r#"{"allOf": [{"properties": {"a": {"type": "string"}}}, {"properties": {"a": {"type": "integer"}}}]}"#;
+    INT_RANGE = "int-range", Warning,
+        "The column is int (from `maximum`), but the schema allows values that do not fit in 32 bits.",
+        "Tighten `maximum`/`minimum` to the int32 range, or raise `maximum` above 2^31 to get long.",
+        r#"{"type": "integer", "maximum": 2147483648}"#;
+    INVALID_MULTIPLE_OF = "invalid-multiple-of", Error,
+        "`multipleOf` on a number is zero, negative, or needs a scale above 38 digits, so no decimal(38, s) fits.",
+        "Use a positive `multipleOf` such as 0.01 (scale 2).",
+        r#"{"type": "number", "multipleOf": 0}"#;
+    ENUM_NOT_STRING = "enum-not-string", Warning,
+        "An `enum` or `const` value is not a string, but the column is a string.",
+        "Expect the value as text in the table, or drop `enum` to keep a numeric or boolean column.",
+        r#"{"enum": [1, 2, 3]}"#;
+    FREE_FORM_OBJECT = "free-form-object", Error,
+        "An object has no `properties` and no `additionalProperties` schema, so it has no Iceberg type.",
+        "List its `properties` for a struct, or give `additionalProperties` a schema for a map.",
+        r#"{"properties": {"attrs": {"type": "object"}}}"#;
+    ADDITIONAL_PROPERTIES_DROPPED = "additional-properties-dropped", Warning,
+        "An object has both `properties` and an `additionalProperties` schema; it becomes a struct, and keys not in `properties` are dropped.",
+        "List every key you need in `properties`, or remove `properties` to get a map.",
+        r#"{"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}}"#;
+    PATTERN_PROPERTIES_IGNORED = "pattern-properties-ignored", Warning,
+        "`patternProperties` has no Iceberg equivalent and is ignored; matching keys are dropped.",
+        "Name the keys in `properties`, or use an `additionalProperties` map.",
+        r#"{"type": "object", "patternProperties": {"^x-": {"type": "string"}}}"#;
+    ARRAY_WITHOUT_ITEMS = "array-without-items", Error,
+        "An array has no `items` schema, so the list has no element type.",
+        "Add `\"items\": {…}` with the element's schema.",
+        r#"{"type": "array"}"#;
+    TUPLE_ITEMS = "tuple-items", Error,
+        "An array uses tuple-form `items` (an array of schemas), and Iceberg lists have one element type.",
+        "Use a single `items` schema, or turn the tuple into an object with named properties.",
+        r#"{"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}"#;
+    NOT_ENFORCED = "not-enforced", Note,
+        "`not`, `if`/`then`/`else` or `dependencies` constrain records, but the table does not enforce them.",
+        "Nothing to fix for the table; validate records elsewhere if these rules matter.",
+        r#"{"type": "string", "not": {"enum": [""]}}"#;
+    REQUIRED_BUT_NULLABLE = "required-but-nullable", Note,
+        "A property is in `required` but its schema admits null, so the column is optional.",
+        "Remove `null` from its type to make the column required, or drop it from `required`.",
+        r#"{"properties": {"a": {"type": ["string", "null"]}}, "required": ["a"]}"#;
+    REQUIRED_NOT_A_PROPERTY = "required-not-a-property", Warning,
+        "`required` names a property that is not in `properties`; it has no column.",
+        "Fix the spelling, or add the property.",
+        r#"{"properties": {"id": {"type": "string"}}, "required": ["ID"]}"#;
+    REF_SIBLING_IGNORED = "ref-sibling-ignored", Warning,
+        "A keyword beside `$ref` would change the column, but drafts 04–07 ignore keywords beside `$ref`.",
+        "Move the keyword into the referenced schema, or wrap both in `allOf`.",
+        r##"{"$ref": "#/definitions/ts", "type": ["string", "null"]}"##;
+    REF_CYCLE = "ref-cycle", Error,
+        "A `$ref` leads back to a schema that contains it, and Iceberg has no recursive types.",
+        "Cut the cycle: stop the recursion at a fixed depth, or store the recursive part as a string.",
+        r##"{"definitions": {"node": {"properties": {"child": {"$ref": "#/definitions/node"}}}}}"##;
+    EMPTY_NAME = "empty-name", Error,
+        "A property name is empty, and Iceberg columns need a name.",
+        "Rename the property.",
+        r#"{"properties": {"": {"type": "string"}}}"#;
+    CASE_COLLISION = "case-collision", Warning,
+        "Two property names in one object differ only in case; engines that ignore case cannot tell them apart.",
+        "Rename one of them.",
+        r#"{"properties": {"userId": {}, "userid": {}}}"#;
+    UPPERCASE_NAME = "uppercase-name", Warning,
+        "A column name has uppercase letters; S3 Tables needs lowercase names, or Glue, Lake Formation and Athena cannot see the table.",
+        "Rename the property in lowercase (snake_case).",
+        r#"{"properties": {"userId": {"type": "string"}}}"#;
+    NESTING_TOO_DEEP = "nesting-too-deep", Error,
+        "Structs, lists and maps are nested more than 16 levels deep; the channel rejects the schema at creation.",
+        "Flatten the schema, or store the deepest part as a JSON string.",
+        r#"{"properties": {"a": {"properties": {"b": … 17 levels …}}}}"#;
+    TOO_MANY_COLUMNS = "too-many-columns", Error,
+        "Expanding the schema's `$ref`s produces more columns than the compiler's budget.",
+        "Reuse fewer definitions, or flatten the schema; a table this wide is not usable.",
+        r##"{"definitions": {"a1": {"properties": {"x": {"$ref": "#/definitions/a0"}, "y": {"$ref": "#/definitions/a0"}}}}}"##;
+    SCHEMA_TOO_DEEP = "schema-too-deep", Error,
+        "`$ref` and `allOf` chains go deeper than the compiler's limit without adding a column.",
+        "Shorten the chain of references.",
+        r##"{"$ref": "#/definitions/a1"} with a1 → a2 → … → a1000"##;
+    PARTITION_NOT_FOUND = "partition-not-found", Error,
+        "The partition field does not exist, or is reached through a list or map.",
+        "Name a timestamptz column (a string with `format: date-time`), with a dotted path for nested structs.",
+        "--partition missing_field";
+    PARTITION_NOT_TIMESTAMPTZ = "partition-not-timestamptz", Error,
+        "The partition field is not a timestamptz column, and the channel's hour partition needs one.",
+        "Give the field `\"type\": \"string\", \"format\": \"date-time\"`, or choose another field.",
+        "--partition id (an integer column)";
+    PARTITION_MADE_REQUIRED = "partition-made-required", Warning,
+        "The partition field is not in `required`, but the channel makes it required; records without it go to the dead-letter queue.",
+        "Add the field to `required`, so the schema says what the channel does.",
+        "--partition event_time, with event_time not in required";
+    MULTIPLE_PARTITIONS = "multiple-partitions", Error,
+        "More than one partition field is given, and the channel supports exactly one.",
+        "Give one --partition.",
+        "--partition a --partition b";
+    ICEBERG_REJECTED = "iceberg-rejected", Error,
+        "The Iceberg library rejected the table it was given (for example two columns with the same full name).",
+        "Read the message; rename the columns it names.",
+        r#"{"properties": {"a.b": {…}, "a": {"properties": {"b": {…}}}}}"#;
+}

@@ -1,0 +1,69 @@
+//! Field ids in the order Iceberg's Java library assigns fresh ids when it creates a table, and
+//! the conversion to `iceberg::spec` types.
+
+use std::sync::Arc;
+
+use iceberg::spec::{ListType, MapType, NestedField, NestedFieldRef, PrimitiveType, StructType, Type};
+
+use crate::model::{Column, Ty};
+
+/// Numbers the fields of a struct first, in order, and only then descends into each field's
+/// type; a list takes its element id before descending, a map its key and then its value id.
+pub(crate) fn build_fields(columns: &[Column]) -> Vec<NestedFieldRef> {
+    let mut next = 1;
+    build_struct(columns, &mut next)
+}
+
+fn take(next: &mut i32) -> i32 {
+    let id = *next;
+    *next += 1;
+    id
+}
+
+fn build_struct(columns: &[Column], next: &mut i32) -> Vec<NestedFieldRef> {
+    let ids: Vec<i32> = columns.iter().map(|_| take(next)).collect();
+    columns
+        .iter()
+        .zip(ids)
+        .map(|(column, id)| {
+            let ty = build_type(&column.ty, next);
+            let mut field = NestedField::new(id, &column.name, ty, column.required);
+            if let Some(doc) = &column.doc {
+                field = field.with_doc(doc);
+            }
+            Arc::new(field)
+        })
+        .collect()
+}
+
+fn build_type(ty: &Ty, next: &mut i32) -> Type {
+    match ty {
+        Ty::Primitive(p) => Type::Primitive(p.clone()),
+        Ty::Struct(columns) => Type::Struct(StructType::new(build_struct(columns, next))),
+        Ty::List(element) => {
+            let id = take(next);
+            let element_type = build_type(&element.ty, next);
+            Type::List(ListType::new(Arc::new(NestedField::list_element(
+                id,
+                element_type,
+                element.required,
+            ))))
+        }
+        Ty::Map(value) => {
+            let key_id = take(next);
+            let value_id = take(next);
+            let value_type = build_type(&value.ty, next);
+            Type::Map(MapType::new(
+                Arc::new(NestedField::map_key_element(
+                    key_id,
+                    Type::Primitive(PrimitiveType::String),
+                )),
+                Arc::new(NestedField::map_value_element(
+                    value_id,
+                    value_type,
+                    value.required,
+                )),
+            ))
+        }
+    }
+}

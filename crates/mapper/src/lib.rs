@@ -1,0 +1,210 @@
+//! Maps a parsed JSON Schema to the Iceberg schema and partition spec that an Amazon Kinesis or
+//! MSK streaming-tables channel creates from it, with a diagnostic for every problem.
+//!
+//! The rules are in `docs/mapping.md`. The crate does no I/O: give it a
+//! [`schema2iceberg_parser::Workspace`].
+//!
+//! ```
+//! use schema2iceberg_mapper::{compile_source, CompileOptions};
+//!
+//! let schema = r#"{
+//!   "$schema": "http://json-schema.org/draft-07/schema#",
+//!   "type": "object",
+//!   "properties": {
+//!     "id": {"type": "integer", "maximum": 1000},
+//!     "event_time": {"type": "string", "format": "date-time"},
+//!     "price": {"type": "number", "multipleOf": 0.01}
+//!   },
+//!   "required": ["id", "event_time"]
+//! }"#;
+//! let options = CompileOptions { partition: vec!["event_time".to_string()] };
+//! let compiled = compile_source("event.json", schema, &options);
+//! assert!(!compiled.has_errors());
+//! let json = schema2iceberg_mapper::report::to_json(&compiled);
+//! println!("{}", serde_json::to_string_pretty(&json).unwrap());
+//! assert_eq!(json["schema"]["fields"][0]["type"], "int");
+//! assert_eq!(json["schema"]["fields"][2]["type"], "decimal(38, 2)");
+//! assert_eq!(json["partition-spec"]["fields"][0]["name"], "event_time_hour");
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod codes;
+mod ids;
+mod map;
+mod model;
+mod partition;
+pub mod report;
+
+use std::collections::{HashMap, HashSet};
+
+use iceberg::spec::{PartitionSpec, Schema, Transform};
+use schema2iceberg_parser::{Diagnostic, LoadOptions, Location, Severity, Url, Workspace};
+
+pub use map::{MAX_COLUMNS, MAX_NESTING};
+
+/// What to compile besides the schema.
+#[derive(Debug, Clone, Default)]
+pub struct CompileOptions {
+    /// The hour-partition source fields; the channel takes exactly one.
+    pub partition: Vec<String>,
+}
+
+/// The table, or the reasons there is none.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// The Iceberg schema (schema-id 0), when there are no errors.
+    pub schema: Option<Schema>,
+    /// The partition spec (spec-id 0; unpartitioned when no field was given), when there are no
+    /// errors.
+    pub partition_spec: Option<PartitionSpec>,
+    /// Every diagnostic, sorted by file and position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compiled {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// How many diagnostics have `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+    }
+}
+
+/// Compiles schema text held in memory. File references are errors, since there is no
+/// reference root; use [`compile`] with a [`Workspace`] for files.
+pub fn compile_source(name: &str, text: &str, options: &CompileOptions) -> Compiled {
+    let base = Url::parse("file:///schema.json")
+        .and_then(|b| b.join(name))
+        .or_else(|_| Url::parse("file:///schema.json"));
+    match base {
+        Ok(base) => {
+            let ws = Workspace::from_bytes(name, text.as_bytes().to_vec(), base, LoadOptions::default());
+            compile(&ws, options)
+        }
+        Err(_) => Compiled {
+            schema: None,
+            partition_spec: None,
+            diagnostics: Vec::new(),
+        },
+    }
+}
+
+/// Compiles the main schema of `ws` into the table a channel would create.
+pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
+    let mut diagnostics: Vec<Diagnostic> = ws.diagnostics().to_vec();
+    let mut table = None;
+    if let Some(root) = ws.root() {
+        let mut mapper = map::Mapper::new(ws);
+        let mapped = mapper.map_schema(root, "", 0);
+        diagnostics.append(&mut mapper.diagnostics);
+        match mapped {
+            Some(m) => match m.ty {
+                model::Ty::Struct(columns) => table = Some(columns),
+                other => diagnostics.push(
+                    Diagnostic::new(
+                        &codes::ROOT_NOT_OBJECT,
+                        root_location(ws),
+                        format!("the root maps to {}, but a table needs an object with `properties`, which become its columns", other.describe()),
+                    )
+                    .with_help("make the root `{\"type\": \"object\", \"properties\": {…}}`"),
+                ),
+            },
+            None => {
+                let root_pointer_error = diagnostics
+                    .iter()
+                    .any(|d| d.severity == Severity::Error && d.location.pointer.is_empty());
+                if !root_pointer_error && !diagnostics.iter().any(|d| d.severity == Severity::Error) {
+                    diagnostics.push(Diagnostic::new(
+                        &codes::ROOT_NOT_OBJECT,
+                        root_location(ws),
+                        "the root schema has no columns".to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    let mut schema = None;
+    let mut partition_spec = None;
+    if let Some(mut columns) = table {
+        let source = partition::apply(ws, &mut columns, &options.partition, &mut diagnostics);
+        let built = Schema::builder()
+            .with_schema_id(0)
+            .with_fields(ids::build_fields(&columns))
+            .build();
+        match built {
+            Ok(s) => {
+                let spec = match &source {
+                    Some(path) => PartitionSpec::builder(s.clone())
+                        .with_spec_id(0)
+                        .add_partition_field(path, format!("{path}_hour"), Transform::Hour)
+                        .and_then(|b| b.build()),
+                    None => Ok(PartitionSpec::unpartition_spec()),
+                };
+                match spec {
+                    Ok(spec) => partition_spec = Some(spec),
+                    Err(e) => diagnostics.push(Diagnostic::new(
+                        &codes::ICEBERG_REJECTED,
+                        root_location(ws),
+                        format!("the Iceberg library rejected the partition spec: {}", e.message()),
+                    )),
+                }
+                schema = Some(s);
+            }
+            Err(e) => diagnostics.push(Diagnostic::new(
+                &codes::ICEBERG_REJECTED,
+                root_location(ws),
+                format!("the Iceberg library rejected the schema: {}", e.message()),
+            )),
+        }
+    }
+    let diagnostics = tidy(ws, diagnostics);
+    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
+    Compiled {
+        schema: if failed { None } else { schema },
+        partition_spec: if failed { None } else { partition_spec },
+        diagnostics,
+    }
+}
+
+fn root_location(ws: &Workspace) -> Location {
+    let location = ws.root().map(|r| ws.schema_location(r)).unwrap_or_default();
+    Location {
+        span: schema2iceberg_parser::Span::new(location.span.start(), location.span.start() + 1),
+        ..location
+    }
+}
+
+/// Drops repeats (a definition used by two columns reports its problems once) and sorts by
+/// file, then position; the walk's order breaks ties.
+fn tidy(ws: &Workspace, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let file_order: HashMap<&str, usize> = ws
+        .documents()
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.display.as_str(), i))
+        .collect();
+    let mut seen = HashSet::new();
+    let mut kept: Vec<Diagnostic> = diagnostics
+        .into_iter()
+        .filter(|d| {
+            seen.insert((
+                d.code,
+                d.location.file.clone(),
+                d.location.pointer.clone(),
+                d.location.span,
+                d.message.clone(),
+            ))
+        })
+        .collect();
+    kept.sort_by_key(|d| {
+        (
+            file_order.get(d.location.file.as_str()).copied().unwrap_or(usize::MAX),
+            d.location.span.start,
+        )
+    });
+    kept
+}

@@ -1,0 +1,937 @@
+//! The walk from schema nodes to column types: `$ref`, `allOf`, nullability, and the type rules
+//! of docs/mapping.md.
+
+use std::collections::{HashMap, HashSet};
+
+use iceberg::spec::PrimitiveType;
+use schema2iceberg_parser::{
+    Code, Diagnostic, Exclusive, Items, Keyword, Keywords, Location, Number, Property, SchemaId,
+    SchemaKind, TypeName, Workspace,
+};
+use schema2iceberg_parser::json::JsonValue;
+
+use crate::codes;
+use crate::model::{Column, Slot, Ty};
+
+/// Deepest nesting of structs, lists and maps that the channel accepts.
+pub const MAX_NESTING: usize = 16;
+/// Most columns (struct fields, list elements, map keys and values) one compile may produce.
+pub const MAX_COLUMNS: usize = 100_000;
+/// Deepest chain of `$ref`/`allOf` steps the walk follows.
+const MAX_FRAMES: usize = 200;
+/// The first integer that does not fit in int32.
+const TWO_POW_31: &str = "2147483648";
+/// The last integer below the int32 range, minus one: an exclusive minimum below it lets
+/// values below −2^31 in.
+const BELOW_INT32_MIN: &str = "-2147483649";
+const INT32_MIN: &str = "-2147483648";
+/// Largest decimal scale with Iceberg's maximum precision of 38.
+const MAX_SCALE: u64 = 38;
+
+/// What one schema node maps to.
+pub(crate) struct Mapped {
+    pub ty: Ty,
+    pub nullable: bool,
+    pub doc: Option<String>,
+}
+
+pub(crate) struct Mapper<'w> {
+    ws: &'w Workspace,
+    pub diagnostics: Vec<Diagnostic>,
+    reported: HashSet<SchemaId>,
+    /// `$ref` targets being expanded on the current path, with the schema holding each `$ref`.
+    ref_stack: Vec<(SchemaId, SchemaId)>,
+    frames: usize,
+    columns: usize,
+    halted: bool,
+}
+
+fn join(field: &str, name: &str) -> String {
+    if field.is_empty() {
+        name.to_string()
+    } else {
+        format!("{field}.{name}")
+    }
+}
+
+fn is_null(value: &JsonValue) -> bool {
+    matches!(value, JsonValue::Null)
+}
+
+fn short_json(value: &JsonValue) -> String {
+    match value {
+        JsonValue::Null => "null".to_string(),
+        JsonValue::Bool(b) => b.to_string(),
+        JsonValue::Number(n) => n.as_str().to_string(),
+        JsonValue::String(s) => format!("{s:?}"),
+        JsonValue::Array(_) => "[…]".to_string(),
+        JsonValue::Object(_) => "{…}".to_string(),
+    }
+}
+
+/// Keywords beside `$ref` that would change the column if they were not ignored.
+const COLUMN_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "properties",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "multipleOf",
+    "contentEncoding",
+    "encoding",
+    "required",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "description",
+];
+
+const UNENFORCED: &[&str] = &["not", "if", "then", "else", "dependencies"];
+
+impl<'w> Mapper<'w> {
+    pub fn new(ws: &'w Workspace) -> Self {
+        Mapper {
+            ws,
+            diagnostics: Vec::new(),
+            reported: HashSet::new(),
+            ref_stack: Vec::new(),
+            frames: 0,
+            columns: 0,
+            halted: false,
+        }
+    }
+
+    fn emit(&mut self, code: &Code, location: Location, message: String, field: &str) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::new(code, location, message).with_field(field));
+        let last = self.diagnostics.len() - 1;
+        #[allow(clippy::indexing_slicing)] // pushed on the line above
+        &mut self.diagnostics[last]
+    }
+
+    fn at(&self, schema: SchemaId, at: schema2iceberg_parser::json::JsonId) -> Location {
+        self.ws.keyword_location(schema, at)
+    }
+
+    fn report_problems(&mut self, id: SchemaId) {
+        if self.reported.insert(id) {
+            if let Some(schema) = self.ws.schema(id) {
+                self.diagnostics.extend(schema.problems.iter().cloned());
+            }
+        }
+    }
+
+    /// Maps the schema `id` for the column at `field`, whose type sits at nesting level `depth`.
+    /// `None` means the column has no type; the reason is already a diagnostic.
+    pub fn map_schema(&mut self, id: SchemaId, field: &str, depth: usize) -> Option<Mapped> {
+        if self.halted {
+            return None;
+        }
+        self.frames += 1;
+        let result = if self.frames > MAX_FRAMES {
+            self.halted = true;
+            let location = self.ws.schema_location(id);
+            self.emit(
+                &codes::SCHEMA_TOO_DEEP,
+                location,
+                format!("`$ref` and `allOf` chains here go more than {MAX_FRAMES} steps deep"),
+                field,
+            );
+            None
+        } else {
+            self.map_schema_inner(id, field, depth)
+        };
+        self.frames -= 1;
+        result
+    }
+
+    fn map_schema_inner(&mut self, id: SchemaId, field: &str, depth: usize) -> Option<Mapped> {
+        self.report_problems(id);
+        let ws = self.ws;
+        let schema = ws.schema(id)?;
+        match &schema.kind {
+            SchemaKind::Invalid => None,
+            SchemaKind::Bool(true) => {
+                let location = ws.schema_location(id);
+                self.emit(
+                    &codes::UNCONSTRAINED,
+                    location,
+                    "`true` accepts any value, so the column has no type".to_string(),
+                    field,
+                )
+                .help = Some("give it a `type`".to_string());
+                None
+            }
+            SchemaKind::Bool(false) => {
+                let location = ws.schema_location(id);
+                self.emit(
+                    &codes::NEVER_VALID,
+                    location,
+                    "`false` accepts no value, so the column could never hold one".to_string(),
+                    field,
+                );
+                None
+            }
+            SchemaKind::Object(k) => {
+                if k.reference.is_some() {
+                    return self.follow_ref(id, k, field, depth);
+                }
+                let parts = self.flatten(id, field)?;
+                self.map_parts(id, &parts, field, depth)
+            }
+        }
+    }
+
+    /// Resolves `id`'s `$ref` and returns the target, reporting dangling references and cycles.
+    fn ref_target(&mut self, id: SchemaId, k: &Keywords, field: &str) -> Option<SchemaId> {
+        let reference = k.reference.as_ref()?;
+        match &reference.value.target {
+            Err(d) => {
+                self.diagnostics.push((**d).clone().with_field(field));
+                None
+            }
+            Ok(target) => {
+                if let Some(start) = self.ref_stack.iter().position(|(t, _)| t == target) {
+                    let mut chain: Vec<String> = self
+                        .ref_stack
+                        .get(start..)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|(t, _)| self.describe_schema(*t))
+                        .collect();
+                    chain.push(self.describe_schema(*target));
+                    let location = self.at(id, reference.at);
+                    self.emit(
+                        &codes::REF_CYCLE,
+                        location,
+                        format!(
+                            "`$ref` \"{}\" leads back into itself: {}; Iceberg has no recursive types",
+                            reference.value.text,
+                            chain.join(" → ")
+                        ),
+                        field,
+                    )
+                    .help = Some("stop the recursion at a fixed depth, or store the recursive part as a JSON string".to_string());
+                    return None;
+                }
+                Some(*target)
+            }
+        }
+    }
+
+    fn describe_schema(&self, id: SchemaId) -> String {
+        let location = self.ws.schema_location(id);
+        let main = self.ws.documents().first().map(|d| d.display.as_str());
+        if Some(location.file.as_str()) == main {
+            format!("#{}", location.pointer)
+        } else {
+            format!("{}#{}", location.file, location.pointer)
+        }
+    }
+
+    fn follow_ref(&mut self, id: SchemaId, k: &Keywords, field: &str, depth: usize) -> Option<Mapped> {
+        let reference = k.reference.as_ref()?;
+        let siblings: Vec<&str> = k
+            .keys
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| COLUMN_KEYWORDS.contains(name))
+            .collect();
+        if !siblings.is_empty() {
+            let location = self.at(id, reference.at);
+            let names = siblings.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+            self.emit(
+                &codes::REF_SIBLING_IGNORED,
+                location,
+                format!("{names} beside `$ref` {} ignored: drafts 04–07 ignore keywords next to `$ref`, so the column comes from \"{}\" alone",
+                    if siblings.len() == 1 { "is" } else { "are" },
+                    reference.value.text),
+                field,
+            )
+            .help = Some("move the keyword into the referenced schema, or write `\"allOf\": [{\"$ref\": …}, {…}]`".to_string());
+        }
+        let target = self.ref_target(id, k, field)?;
+        self.ref_stack.push((target, id));
+        let mapped = self.map_schema(target, field, depth);
+        self.ref_stack.pop();
+        mapped
+    }
+
+    /// Follows `$ref`s from `id` to a schema without one (for `allOf`/`anyOf` branches).
+    fn resolve_chain(&mut self, id: SchemaId, field: &str) -> Option<SchemaId> {
+        let mut at = id;
+        let mut seen = vec![id];
+        loop {
+            self.report_problems(at);
+            let ws = self.ws;
+            let Some(k) = ws.keywords(at) else {
+                return Some(at);
+            };
+            if k.reference.is_none() {
+                return Some(at);
+            }
+            let target = self.ref_target(at, k, field)?;
+            if seen.contains(&target) || seen.len() > MAX_FRAMES {
+                let location = ws.schema_location(at);
+                self.emit(
+                    &codes::REF_CYCLE,
+                    location,
+                    "this chain of `$ref`s loops without reaching a schema".to_string(),
+                    field,
+                );
+                return None;
+            }
+            seen.push(target);
+            at = target;
+        }
+    }
+
+    /// The schema and its `allOf` branches (recursively, after `$ref`), in order: the parts whose
+    /// keywords are merged into one column.
+    fn flatten(&mut self, id: SchemaId, field: &str) -> Option<Vec<SchemaId>> {
+        let mut parts = Vec::new();
+        let mut ok = true;
+        self.collect_parts(id, field, &mut parts, &mut ok, 0);
+        ok.then_some(parts)
+    }
+
+    fn collect_parts(&mut self, id: SchemaId, field: &str, parts: &mut Vec<SchemaId>, ok: &mut bool, level: usize) {
+        if parts.contains(&id) || level > MAX_FRAMES || self.ref_stack.iter().any(|(t, _)| *t == id) && level > 0 {
+            let location = self.ws.schema_location(id);
+            self.emit(
+                &codes::REF_CYCLE,
+                location,
+                format!("`allOf` includes {} inside itself", self.describe_schema(id)),
+                field,
+            );
+            *ok = false;
+            return;
+        }
+        let ws = self.ws;
+        match ws.schema(id).map(|s| &s.kind) {
+            Some(SchemaKind::Object(k)) => {
+                parts.push(id);
+                if let Some(all_of) = &k.all_of {
+                    for branch in &all_of.value {
+                        match self.resolve_chain(*branch, field) {
+                            Some(resolved) => self.collect_parts(resolved, field, parts, ok, level + 1),
+                            None => *ok = false,
+                        }
+                    }
+                }
+            }
+            Some(SchemaKind::Bool(true)) => {}
+            Some(SchemaKind::Bool(false)) => {
+                let location = ws.schema_location(id);
+                self.emit(&codes::NEVER_VALID, location, "an `allOf` branch is `false`, so no value is valid".to_string(), field);
+                *ok = false;
+            }
+            Some(SchemaKind::Invalid) | None => *ok = false,
+        }
+    }
+
+    fn map_parts(&mut self, id: SchemaId, parts: &[SchemaId], field: &str, depth: usize) -> Option<Mapped> {
+        let ws = self.ws;
+        let kws: Vec<(SchemaId, &Keywords)> = parts.iter().filter_map(|p| Some((*p, ws.keywords(*p)?))).collect();
+        for (sid, k) in &kws {
+            for (name, at) in &k.keys {
+                if UNENFORCED.contains(&name.as_str()) {
+                    let location = self.at(*sid, *at);
+                    self.emit(
+                        &codes::NOT_ENFORCED,
+                        location,
+                        format!("`{name}` constrains records, but the table does not enforce it"),
+                        field,
+                    );
+                }
+            }
+        }
+        let doc = kws.iter().find_map(|(_, k)| k.description.as_ref().map(|d| d.value.clone()));
+        let composition = kws.iter().find_map(|(sid, k)| {
+            k.any_of
+                .as_ref()
+                .map(|c| (*sid, "anyOf", c))
+                .or_else(|| k.one_of.as_ref().map(|c| (*sid, "oneOf", c)))
+        });
+        if let Some((sid, name, branches)) = composition {
+            let mut mapped = self.map_nullable_union(sid, name, branches, &kws, field, depth)?;
+            mapped.doc = doc.or(mapped.doc);
+            return Some(mapped);
+        }
+
+        let declared = self.declared_types(&kws, field)?;
+        let first = |f: fn(&Keywords) -> bool| kws.iter().find(|(_, k)| f(k)).map(|(s, k)| (*s, *k));
+        let enum_part = first(|k| k.enum_values.is_some() || k.const_value.is_some());
+        let mut nullable = declared.as_ref().is_some_and(|(_, t)| t.contains(&TypeName::Null));
+
+        let location = ws.schema_location(id);
+        let ty = if let Some((sid, k)) = enum_part {
+            let (keyword, values): (&str, Vec<schema2iceberg_parser::json::JsonId>) = match (&k.enum_values, &k.const_value) {
+                (Some(e), _) => ("enum", e.value.clone()),
+                (None, Some(c)) => ("const", vec![c.value]),
+                (None, None) => ("enum", Vec::new()),
+            };
+            let doc_id = ws.schema(sid).map(|s| s.doc)?;
+            nullable |= values.iter().any(|v| is_null(ws.json_value(doc_id, *v)));
+            let non_null: Vec<_> = values.iter().filter(|v| !is_null(ws.json_value(doc_id, **v))).collect();
+            if non_null.is_empty() {
+                let at = self.at(sid, k.key(keyword).unwrap_or(ws.schema(sid)?.at));
+                self.emit(&codes::NULL_TYPE, at, format!("`{keyword}` admits only null, and Iceberg has no null type"), field);
+                return None;
+            }
+            if let Some(bad) = non_null.iter().find(|v| !matches!(ws.json_value(doc_id, ***v), JsonValue::String(_))) {
+                let at = self.at(sid, **bad);
+                let shown = short_json(ws.json_value(doc_id, **bad));
+                self.emit(
+                    &codes::ENUM_NOT_STRING,
+                    at,
+                    format!("`{keyword}` value {shown} is not a string, but `{keyword}` maps to a string column, which holds it as text"),
+                    field,
+                );
+            }
+            if declared.is_none() {
+                self.emit(&codes::TYPE_IMPLIED, location.clone(), format!("no `type`: string is implied by `{keyword}`"), field);
+            }
+            Ty::Primitive(PrimitiveType::String)
+        } else {
+            let single = match &declared {
+                Some((at, types)) => {
+                    let non_null: Vec<TypeName> = types.iter().copied().filter(|t| *t != TypeName::Null).collect();
+                    match non_null.as_slice() {
+                        [] => {
+                            self.emit(
+                                &codes::NULL_TYPE,
+                                at.clone(),
+                                "the type is only `null`, and Iceberg has no null type".to_string(),
+                                field,
+                            )
+                            .help = Some("give the column a real type, made nullable with `\"type\": [\"string\", \"null\"]`".to_string());
+                            return None;
+                        }
+                        [one] => *one,
+                        many => {
+                            let names = many.iter().map(|t| format!("`{}`", t.as_str())).collect::<Vec<_>>().join(", ");
+                            self.emit(
+                                &codes::UNION_TYPE,
+                                at.clone(),
+                                format!("the type allows {names}, and Iceberg has no union type"),
+                                field,
+                            )
+                            .help = Some("choose one type; to keep mixed values, store them as a string".to_string());
+                            return None;
+                        }
+                    }
+                }
+                None => {
+                    let implied = if kws.iter().any(|(_, k)| k.properties.is_some() || k.additional_properties.is_some()) {
+                        Some((TypeName::Object, "`properties` or `additionalProperties`"))
+                    } else if kws.iter().any(|(_, k)| k.items.is_some()) {
+                        Some((TypeName::Array, "`items`"))
+                    } else if kws.iter().any(|(_, k)| k.format.is_some()) {
+                        Some((TypeName::String, "`format`"))
+                    } else {
+                        None
+                    };
+                    match implied {
+                        Some((t, by)) => {
+                            self.emit(&codes::TYPE_IMPLIED, location.clone(), format!("no `type`: {} is implied by {by}", t.as_str()), field);
+                            t
+                        }
+                        None => {
+                            let empty = kws.iter().all(|(_, k)| k.keys.is_empty());
+                            self.emit(
+                                &codes::UNCONSTRAINED,
+                                location.clone(),
+                                if empty {
+                                    "`{}` constrains nothing, so the column has no type".to_string()
+                                } else {
+                                    "this schema has no `type`, and nothing in it implies one".to_string()
+                                },
+                                field,
+                            )
+                            .help = Some("give it a `type` (and a `format` where it matters)".to_string());
+                            return None;
+                        }
+                    }
+                }
+            };
+            match single {
+                TypeName::String => Ty::Primitive(string_type(&kws)),
+                TypeName::Integer => Ty::Primitive(self.integer_type(&kws, field)),
+                TypeName::Number => Ty::Primitive(self.number_type(&kws, field)?),
+                TypeName::Boolean => Ty::Primitive(PrimitiveType::Boolean),
+                TypeName::Object => self.object_type(id, &kws, field, depth)?,
+                TypeName::Array => self.array_type(id, &kws, field, depth)?,
+                TypeName::Null => return None,
+            }
+        };
+        Some(Mapped { ty, nullable, doc })
+    }
+
+    /// The `type`s all parts agree on (the intersection; `integer` is a kind of `number`).
+    fn declared_types(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> Option<Option<(Location, Vec<TypeName>)>> {
+        let mut result: Option<(Location, Vec<TypeName>)> = None;
+        for (sid, k) in kws {
+            let Some(types) = &k.types else { continue };
+            let location = self.at(*sid, types.at);
+            if types.value.is_empty() {
+                continue;
+            }
+            result = match result {
+                None => Some((location, types.value.clone())),
+                Some((first_location, current)) => {
+                    let merged: Vec<TypeName> = current
+                        .iter()
+                        .filter_map(|t| {
+                            if types.value.contains(t) {
+                                Some(*t)
+                            } else if *t == TypeName::Number && types.value.contains(&TypeName::Integer) {
+                                Some(TypeName::Integer)
+                            } else if *t == TypeName::Integer && types.value.contains(&TypeName::Number) {
+                                Some(TypeName::Integer)
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    if merged.is_empty() {
+                        self.emit(
+                            &codes::ALLOF_CONFLICT,
+                            location,
+                            format!(
+                                "`allOf` branches disagree on the type: {} here, {} at {}",
+                                types.value.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("/"),
+                                current.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("/"),
+                                first_location.pointer
+                            ),
+                            field,
+                        );
+                        return None;
+                    }
+                    Some((first_location, merged))
+                }
+            };
+        }
+        Some(result)
+    }
+
+    fn map_nullable_union(
+        &mut self,
+        sid: SchemaId,
+        keyword: &str,
+        branches: &Keyword<Vec<SchemaId>>,
+        kws: &[(SchemaId, &Keywords)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Mapped> {
+        let ws = self.ws;
+        let location = self.at(sid, branches.at);
+        let mut resolved = Vec::new();
+        for branch in &branches.value {
+            resolved.push((*branch, self.resolve_chain(*branch, field)?));
+        }
+        let is_null_branch = |id: SchemaId| {
+            ws.keywords(id).is_some_and(|k| {
+                k.types.as_ref().is_some_and(|t| t.value == [TypeName::Null])
+                    && k.keys.iter().all(|(n, _)| matches!(n.as_str(), "type" | "description" | "title" | "$comment"))
+            })
+        };
+        let nulls = resolved.iter().filter(|(_, r)| is_null_branch(*r)).count();
+        let others: Vec<SchemaId> = resolved.iter().filter(|(_, r)| !is_null_branch(*r)).map(|(b, _)| *b).collect();
+        let beside = kws.iter().any(|(_, k)| {
+            k.types.is_some() || k.properties.is_some() || k.items.is_some() || k.enum_values.is_some() || k.format.is_some()
+        });
+        match (nulls, others.as_slice()) {
+            (1, [other]) if !beside => {
+                let mut mapped = self.map_schema(*other, field, depth)?;
+                mapped.nullable = true;
+                Some(mapped)
+            }
+            _ => {
+                let what = if beside {
+                    format!("`{keyword}` beside `type` or other type keywords")
+                } else if nulls == 0 {
+                    format!("`{keyword}` of {} schemas without `{{\"type\": \"null\"}}`", others.len())
+                } else {
+                    format!("`{keyword}` of {} non-null schemas", others.len())
+                };
+                self.emit(
+                    &codes::UNSUPPORTED_COMPOSITION,
+                    location,
+                    format!("{what} has no Iceberg type; only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column"),
+                    field,
+                )
+                .help = Some("replace it with one schema; to keep mixed values, store them as a string".to_string());
+                None
+            }
+        }
+    }
+
+    fn integer_type(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> PrimitiveType {
+        let limit = Number::from_json_text(TWO_POW_31);
+        let maximum = kws.iter().find_map(|(s, k)| k.maximum.as_ref().map(|m| (*s, m)));
+        let exclusive = kws.iter().find_map(|(s, k)| k.exclusive_maximum.as_ref().map(|m| (*s, m)));
+        let at_most = |n: &Number| n.cmp_exact(&limit).is_le();
+        let by_exclusive = matches!(exclusive, Some((_, Keyword { value: Exclusive::Bound(b), .. })) if at_most(b));
+        let by_maximum = maximum.is_some_and(|(_, m)| at_most(&m.value));
+        if !(by_exclusive || by_maximum) {
+            return PrimitiveType::Long;
+        }
+        let exclusive_flag = matches!(exclusive, Some((_, Keyword { value: Exclusive::Flag(true), .. })));
+        if let Some((sid, m)) = maximum {
+            if !by_exclusive && !exclusive_flag && m.value.cmp_exact(&limit).is_eq() {
+                let location = self.at(sid, m.at);
+                self.emit(
+                    &codes::INT_RANGE,
+                    location,
+                    "`maximum` 2147483648 (2^31) makes the column int, but 2147483648 itself does not fit in int32".to_string(),
+                    field,
+                )
+                .help = Some("use `maximum: 2147483647`, or `exclusiveMaximum: 2147483648`".to_string());
+            }
+        }
+        let minimum = kws.iter().find_map(|(s, k)| k.minimum.as_ref().map(|m| (*s, m)));
+        let exclusive_min = kws.iter().find_map(|(s, k)| k.exclusive_minimum.as_ref().map(|m| (*s, m)));
+        let min_flag = matches!(exclusive_min, Some((_, Keyword { value: Exclusive::Flag(true), .. })));
+        let threshold = Number::from_json_text(if min_flag { BELOW_INT32_MIN } else { INT32_MIN });
+        let low_minimum = minimum.filter(|(_, m)| m.value.cmp_exact(&threshold).is_lt());
+        let low_exclusive = exclusive_min.and_then(|(s, k)| match &k.value {
+            Exclusive::Bound(b) if b.cmp_exact(&Number::from_json_text(BELOW_INT32_MIN)).is_lt() => Some((s, k.at, b.as_str().to_string())),
+            _ => None,
+        });
+        let low = low_minimum
+            .map(|(s, m)| (s, m.at, m.value.as_str().to_string()))
+            .or(low_exclusive);
+        if let Some((sid, at, text)) = low {
+            let location = self.at(sid, at);
+            self.emit(
+                &codes::INT_RANGE,
+                location,
+                format!("the column is int (from `maximum`), but the lower bound {text} lets in values below −2^31 that do not fit in int32"),
+                field,
+            )
+            .help = Some("raise the minimum to -2147483648, or raise `maximum` above 2^31 to get long".to_string());
+        }
+        PrimitiveType::Int
+    }
+
+    fn number_type(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> Option<PrimitiveType> {
+        let Some((sid, multiple_of)) = kws.iter().find_map(|(s, k)| k.multiple_of.as_ref().map(|m| (*s, m))) else {
+            return Some(PrimitiveType::Double);
+        };
+        let location = self.at(sid, multiple_of.at);
+        let text = multiple_of.value.as_str();
+        if !multiple_of.value.is_positive() {
+            self.emit(
+                &codes::INVALID_MULTIPLE_OF,
+                location,
+                format!("`multipleOf` is {text}, but it must be greater than 0"),
+                field,
+            );
+            return None;
+        }
+        let scale = multiple_of.value.scale();
+        if scale > MAX_SCALE {
+            self.emit(
+                &codes::INVALID_MULTIPLE_OF,
+                location,
+                format!("`multipleOf` {text} needs a scale of {scale} digits, but decimal(38, s) allows at most 38"),
+                field,
+            );
+            return None;
+        }
+        let scale = u32::try_from(scale).unwrap_or(38);
+        Some(PrimitiveType::Decimal { precision: 38, scale })
+    }
+
+    fn nesting_ok(&mut self, id: SchemaId, field: &str, depth: usize) -> bool {
+        if depth <= MAX_NESTING {
+            return true;
+        }
+        let location = self.ws.schema_location(id);
+        self.emit(
+            &codes::NESTING_TOO_DEEP,
+            location,
+            format!("structs, lists and maps are nested {depth} levels deep here; the channel accepts at most {MAX_NESTING}"),
+            field,
+        );
+        false
+    }
+
+    fn count_column(&mut self, id: SchemaId, field: &str) -> bool {
+        self.columns += 1;
+        if self.columns <= MAX_COLUMNS {
+            return true;
+        }
+        self.halted = true;
+        let location = self.ws.schema_location(id);
+        self.emit(
+            &codes::TOO_MANY_COLUMNS,
+            location,
+            format!("the schema expands to more than {MAX_COLUMNS} columns (reached here); expansion stopped"),
+            field,
+        );
+        false
+    }
+
+    fn object_type(&mut self, id: SchemaId, kws: &[(SchemaId, &Keywords)], field: &str, depth: usize) -> Option<Ty> {
+        if !self.nesting_ok(id, field, depth) {
+            return None;
+        }
+        let ws = self.ws;
+        let mut names: Vec<(&str, Vec<(SchemaId, &Property)>)> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (sid, k) in kws {
+            let Some(properties) = &k.properties else { continue };
+            for property in &properties.value {
+                match index.get(property.name.as_str()) {
+                    Some(i) => {
+                        if let Some((_, defs)) = names.get_mut(*i) {
+                            defs.push((*sid, property));
+                        }
+                    }
+                    None => {
+                        index.insert(property.name.as_str(), names.len());
+                        names.push((property.name.as_str(), vec![(*sid, property)]));
+                    }
+                }
+            }
+        }
+        for (sid, k) in kws {
+            if let Some(pattern) = &k.pattern_properties {
+                let location = self.at(*sid, pattern.at);
+                self.emit(
+                    &codes::PATTERN_PROPERTIES_IGNORED,
+                    location,
+                    "`patternProperties` has no Iceberg equivalent and is ignored: keys that match it are dropped".to_string(),
+                    field,
+                );
+            }
+        }
+        let additional = kws.iter().find_map(|(s, k)| k.additional_properties.as_ref().map(|a| (*s, a)));
+        let value_schema = additional.filter(|(_, a)| matches!(ws.schema(a.value).map(|s| &s.kind), Some(SchemaKind::Object(_))));
+        let required: Vec<(SchemaId, &Keyword<String>)> = kws
+            .iter()
+            .filter_map(|(s, k)| Some((*s, k.required.as_ref()?)))
+            .flat_map(|(s, r)| r.value.iter().map(move |n| (s, n)))
+            .collect();
+
+        if !names.is_empty() {
+            if let Some((sid, a)) = value_schema {
+                let location = self.at(sid, a.at);
+                self.emit(
+                    &codes::ADDITIONAL_PROPERTIES_DROPPED,
+                    location,
+                    "the object has `properties`, so it becomes a struct: keys matched only by `additionalProperties` are dropped".to_string(),
+                    field,
+                )
+                .help = Some("list every key you need in `properties`, or remove `properties` to get a map".to_string());
+            }
+            let mut columns = Vec::with_capacity(names.len());
+            let mut lowercase: HashMap<String, &str> = HashMap::new();
+            for (name, defs) in &names {
+                let Some((parent, property)) = defs.first() else { continue };
+                let column_field = join(field, name);
+                let location = ws.property_location(*parent, property);
+                if name.is_empty() {
+                    self.emit(&codes::EMPTY_NAME, location, "a property name is empty, and an Iceberg column needs a name".to_string(), field);
+                    continue;
+                }
+                if name.chars().any(char::is_uppercase) {
+                    self.emit(
+                        &codes::UPPERCASE_NAME,
+                        location.clone(),
+                        format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
+                        &column_field,
+                    )
+                    .help = Some(format!("rename it to `{}`", snake_case(name)));
+                }
+                match lowercase.get(&name.to_lowercase()) {
+                    Some(other) => {
+                        let message = format!("columns `{other}` and `{name}` differ only in case; engines that ignore case cannot tell them apart");
+                        self.emit(&codes::CASE_COLLISION, location.clone(), message, &column_field);
+                    }
+                    None => {
+                        lowercase.insert(name.to_lowercase(), name);
+                    }
+                }
+                if !self.count_column(property.schema, &column_field) {
+                    return None;
+                }
+                let mut mapped = self.map_schema(property.schema, &column_field, depth + 1);
+                for (other_parent, other) in defs.iter().skip(1) {
+                    let again = self.map_schema(other.schema, &column_field, depth + 1);
+                    if let (Some(m), Some(a)) = (&mut mapped, again) {
+                        if !m.ty.same_shape(&a.ty) {
+                            let other_location = ws.property_location(*other_parent, other);
+                            self.emit(
+                                &codes::ALLOF_CONFLICT,
+                                other_location,
+                                format!("`allOf` branches give `{name}` different types: {} and {}", m.ty.describe(), a.ty.describe()),
+                                &column_field,
+                            );
+                        }
+                        m.nullable &= a.nullable;
+                        if m.doc.is_none() {
+                            m.doc = a.doc;
+                        }
+                    }
+                }
+                let Some(mapped) = mapped else { continue };
+                let listed = required.iter().any(|(_, r)| r.value == *name);
+                if listed && mapped.nullable {
+                    self.emit(
+                        &codes::REQUIRED_BUT_NULLABLE,
+                        location,
+                        format!("`{name}` is in `required`, but its schema admits null, so the column is optional"),
+                        &column_field,
+                    );
+                }
+                columns.push(Column {
+                    name: name.to_string(),
+                    required: listed && !mapped.nullable,
+                    doc: mapped.doc,
+                    ty: mapped.ty,
+                    schema: property.schema,
+                });
+            }
+            for (sid, r) in &required {
+                if !index.contains_key(r.value.as_str()) {
+                    let location = self.at(*sid, r.at);
+                    let close = names.iter().find(|(n, _)| n.eq_ignore_ascii_case(&r.value)).map(|(n, _)| *n);
+                    let d = self.emit(
+                        &codes::REQUIRED_NOT_A_PROPERTY,
+                        location,
+                        format!("`required` lists `{}`, which is not in `properties`, so it has no column", r.value),
+                        field,
+                    );
+                    if let Some(close) = close {
+                        d.help = Some(format!("did you mean `{close}`?"));
+                    }
+                }
+            }
+            return Some(Ty::Struct(columns));
+        }
+        if let Some((_, a)) = value_schema {
+            let value_field = join(field, "value");
+            if !self.count_column(a.value, &value_field) {
+                return None;
+            }
+            let mapped = self.map_schema(a.value, &value_field, depth + 1)?;
+            return Some(Ty::Map(Box::new(Slot {
+                required: !mapped.nullable,
+                ty: mapped.ty,
+            })));
+        }
+        let has_properties = kws.iter().any(|(_, k)| k.properties.is_some());
+        let location = ws.schema_location(id);
+        let message = if has_properties {
+            "`properties` is empty and there is no `additionalProperties` schema, so the object has no Iceberg type"
+        } else {
+            "a free-form object (no `properties`, no `additionalProperties` schema) has no Iceberg type"
+        };
+        self.emit(&codes::FREE_FORM_OBJECT, location, message.to_string(), field).help = Some(
+            "list its `properties` for a struct, or give `additionalProperties` a schema for map<string, V>; a truly free-form value can be kept as a JSON string (`\"type\": \"string\"`)".to_string(),
+        );
+        None
+    }
+
+    fn array_type(&mut self, id: SchemaId, kws: &[(SchemaId, &Keywords)], field: &str, depth: usize) -> Option<Ty> {
+        if !self.nesting_ok(id, field, depth) {
+            return None;
+        }
+        let items = kws.iter().find_map(|(s, k)| k.items.as_ref().map(|i| (*s, i)));
+        match items {
+            Some((_, Keyword { value: Items::Single(element), .. })) => {
+                let element_field = join(field, "element");
+                if !self.count_column(*element, &element_field) {
+                    return None;
+                }
+                let mapped = self.map_schema(*element, &element_field, depth + 1)?;
+                Some(Ty::List(Box::new(Slot {
+                    required: !mapped.nullable,
+                    ty: mapped.ty,
+                })))
+            }
+            Some((sid, Keyword { at, .. })) => {
+                let location = self.at(sid, *at);
+                self.emit(
+                    &codes::TUPLE_ITEMS,
+                    location,
+                    "tuple-form `items` (an array of schemas) has no Iceberg type: a list has one element type".to_string(),
+                    field,
+                )
+                .help = Some("use one `items` schema, or turn the tuple into an object with named properties".to_string());
+                None
+            }
+            None => {
+                let location = self.ws.schema_location(id);
+                self.emit(
+                    &codes::ARRAY_WITHOUT_ITEMS,
+                    location,
+                    "an array without `items` has no element type".to_string(),
+                    field,
+                )
+                .help = Some("add `\"items\": {…}` with the element's schema".to_string());
+                None
+            }
+        }
+    }
+}
+
+fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
+    let text = |f: fn(&Keywords) -> Option<&Keyword<String>>| kws.iter().find_map(|(_, k)| f(k)).map(|k| k.value.as_str());
+    match text(|k| k.format.as_ref()) {
+        Some("date-time") => return PrimitiveType::Timestamptz,
+        Some("date") => return PrimitiveType::Date,
+        Some("time") => return PrimitiveType::Time,
+        Some("uuid") => return PrimitiveType::Uuid,
+        Some("byte") => return PrimitiveType::Binary,
+        _ => {}
+    }
+    if text(|k| k.content_encoding.as_ref()) == Some("base64") {
+        return PrimitiveType::Binary;
+    }
+    if matches!(text(|k| k.encoding.as_ref()), Some("byte" | "base64")) {
+        return PrimitiveType::Binary;
+    }
+    PrimitiveType::String
+}
+
+/// `userId` → `user_id`, `HTTPStatus` → `http_status`: a suggestion, not a rename.
+fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev_lower = i > 0 && chars.get(i - 1).is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            let prev_upper = i > 0 && chars.get(i - 1).is_some_and(|p| p.is_uppercase());
+            if i > 0 && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(*c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snake_case;
+
+    #[test]
+    fn suggests_snake_case() {
+        assert_eq!(snake_case("userId"), "user_id");
+        assert_eq!(snake_case("HTTPStatus"), "http_status");
+        assert_eq!(snake_case("Already_ok"), "already_ok");
+        assert_eq!(snake_case("v2Name"), "v2_name");
+    }
+}

@@ -1,0 +1,108 @@
+//! Diagnostics shared by the parser and the mapper: a stable code, a severity, a message and a
+//! place in a file.
+
+use std::fmt;
+
+/// How bad a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The table cannot be created as written.
+    Error,
+    /// The table can be created, but probably not as the author meant.
+    Warning,
+    /// Information about a choice the compiler made.
+    Note,
+}
+
+impl Severity {
+    /// `error`, `warning` or `note`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One entry of a crate's table of diagnostic codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Code {
+    /// The stable code, in kebab-case.
+    pub name: &'static str,
+    /// Its default severity.
+    pub severity: Severity,
+    /// One sentence: what it means.
+    pub summary: &'static str,
+    /// How to fix it.
+    pub fix: &'static str,
+    /// A minimal schema fragment that triggers it.
+    pub example: &'static str,
+}
+
+/// Where a diagnostic points.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Location {
+    /// The file, as the user named it (or as reached through a `$ref`).
+    pub file: String,
+    /// RFC 6901 pointer into `file`; `""` is the root.
+    pub pointer: String,
+    /// Byte span in `file`.
+    pub span: crate::span::Span,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+/// One problem or remark, with its place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The stable code.
+    pub code: &'static str,
+    /// Its severity.
+    pub severity: Severity,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// Where.
+    pub location: Location,
+    /// The dotted Iceberg column path, where there is one.
+    pub field: Option<String>,
+    /// What to do about it, where the message alone does not say.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `code` at `location`, with the code's default severity.
+    pub fn new(code: &Code, location: Location, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code: code.name,
+            severity: code.severity,
+            message: message.into(),
+            location,
+            field: None,
+            help: None,
+        }
+    }
+
+    /// Adds the Iceberg column path.
+    pub fn with_field(mut self, field: impl Into<String>) -> Self {
+        let field = field.into();
+        if !field.is_empty() {
+            self.field = Some(field);
+        }
+        self
+    }
+
+    /// Adds a hint.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}

@@ -1,0 +1,546 @@
+//! A JSON reader that keeps what `serde_json::Value` loses: key order, duplicate keys, the exact
+//! text of numbers and the byte span of every value.
+
+use crate::number::Number;
+use crate::span::Span;
+
+/// Deepest nesting of arrays and objects that the reader accepts. Deeper input is an error, not a
+/// stack overflow.
+pub const MAX_JSON_DEPTH: usize = 256;
+
+/// Index of a value in a [`JsonDoc`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JsonId(u32);
+
+impl JsonId {
+    /// The index as a `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// One JSON value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsonValue {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Bool(bool),
+    /// A number, as written.
+    Number(Number),
+    /// A string, unescaped.
+    String(String),
+    /// An array of values.
+    Array(Vec<JsonId>),
+    /// An object's members in document order. A duplicated key keeps its first position and its
+    /// last value, as JavaScript's `JSON.parse` does.
+    Object(Vec<Member>),
+}
+
+/// One `"key": value` pair of an object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    /// The unescaped key.
+    pub key: String,
+    /// Where the key (with its quotes) is written.
+    pub key_span: Span,
+    /// The value.
+    pub value: JsonId,
+}
+
+/// A value and where it is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonNode {
+    /// The value.
+    pub value: JsonValue,
+    /// Its span in the source.
+    pub span: Span,
+    /// The array or object that holds it; `None` for the root.
+    pub parent: Option<JsonId>,
+    /// Its index among the parent's members or items.
+    pub slot: u32,
+}
+
+/// A parsed document: all values in one table, the root first.
+#[derive(Debug, Clone, Default)]
+pub struct JsonDoc {
+    nodes: Vec<JsonNode>,
+}
+
+/// Why a document could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    /// What went wrong.
+    pub kind: JsonErrorKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// The kinds of [`JsonError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JsonErrorKind {
+    /// The bytes are not UTF-8.
+    InvalidUtf8,
+    /// Nesting deeper than [`MAX_JSON_DEPTH`].
+    TooDeep,
+    /// Anything else that is not JSON; the text says what was expected.
+    Syntax(String),
+}
+
+/// A key written twice in one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key.
+    pub key: String,
+    /// The later occurrence.
+    pub span: Span,
+    /// The first occurrence.
+    pub first: Span,
+}
+
+/// The result of reading a document.
+#[derive(Debug, Clone)]
+pub struct ParsedJson {
+    /// The values.
+    pub doc: JsonDoc,
+    /// Keys written twice; the later value wins.
+    pub duplicates: Vec<DuplicateKey>,
+}
+
+impl JsonDoc {
+    /// The root value (written last, since values are stored children first).
+    pub fn root(&self) -> JsonId {
+        JsonId(u32::try_from(self.nodes.len().saturating_sub(1)).unwrap_or(0))
+    }
+
+    /// The RFC 6901 pointer of `id`, `""` for the root.
+    pub fn pointer(&self, id: JsonId) -> String {
+        let mut tokens = Vec::new();
+        let mut at = id;
+        while let Some((parent, slot)) = self.node(at).and_then(|n| Some((n.parent?, n.slot as usize))) {
+            let token = match self.value(parent) {
+                JsonValue::Object(members) => members
+                    .get(slot)
+                    .filter(|m| m.value == at)
+                    .map(|m| crate::pointer::escape_token(&m.key)),
+                JsonValue::Array(_) => Some(slot.to_string()),
+                _ => None,
+            };
+            tokens.push(token.unwrap_or_default());
+            at = parent;
+        }
+        tokens.iter().rev().fold(String::new(), |acc, t| acc + "/" + t)
+    }
+
+    /// The node behind `id`.
+    pub fn node(&self, id: JsonId) -> Option<&JsonNode> {
+        self.nodes.get(id.index())
+    }
+
+    /// The value behind `id`; `Null` for an id from another document.
+    pub fn value(&self, id: JsonId) -> &JsonValue {
+        self.node(id).map(|n| &n.value).unwrap_or(&JsonValue::Null)
+    }
+
+    /// The span of `id`.
+    pub fn span(&self, id: JsonId) -> Span {
+        self.node(id).map(|n| n.span).unwrap_or_default()
+    }
+
+    /// The member `key` of the object `id`.
+    pub fn member(&self, id: JsonId, key: &str) -> Option<&Member> {
+        match self.value(id) {
+            JsonValue::Object(members) => members.iter().find(|m| m.key == key),
+            _ => None,
+        }
+    }
+
+    /// Follows an already-decoded JSON Pointer (a list of reference tokens) from `from`.
+    pub fn walk<'a>(&self, from: JsonId, tokens: impl IntoIterator<Item = &'a str>) -> Option<JsonId> {
+        let mut at = from;
+        for token in tokens {
+            at = match self.value(at) {
+                JsonValue::Object(members) => members.iter().find(|m| m.key == token)?.value,
+                JsonValue::Array(items) => {
+                    if token.len() > 1 && token.starts_with('0') {
+                        return None;
+                    }
+                    *items.get(token.parse::<usize>().ok()?)?
+                }
+                _ => return None,
+            };
+        }
+        Some(at)
+    }
+
+    /// Number of values in the document.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the document holds no value (never true for a parsed document).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}
+
+/// Reads one JSON document from raw bytes.
+pub fn parse(bytes: &[u8]) -> Result<ParsedJson, JsonError> {
+    if let Err(e) = std::str::from_utf8(bytes) {
+        let at = e.valid_up_to();
+        return Err(JsonError {
+            kind: JsonErrorKind::InvalidUtf8,
+            span: Span::new(at, at + e.error_len().unwrap_or(1)),
+        });
+    }
+    let mut reader = Reader {
+        bytes,
+        pos: 0,
+        nodes: Vec::new(),
+        duplicates: Vec::new(),
+    };
+    reader.skip_whitespace();
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err(reader.error_here("a JSON value, not a byte-order mark"));
+    }
+    reader.value(0)?;
+    reader.skip_whitespace();
+    if reader.pos < bytes.len() {
+        return Err(reader.error_here("the end of the document"));
+    }
+    Ok(ParsedJson {
+        doc: JsonDoc {
+            nodes: reader.nodes,
+        },
+        duplicates: reader.duplicates,
+    })
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    nodes: Vec<JsonNode>,
+    duplicates: Vec<DuplicateKey>,
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn error_here(&self, expected: &str) -> JsonError {
+        let found = match self.peek() {
+            None => "the end of the input".to_string(),
+            Some(_) => {
+                let rest = self.bytes.get(self.pos..).unwrap_or_default();
+                let c = String::from_utf8_lossy(rest).chars().next().unwrap_or('?');
+                format!("`{}`", c.escape_debug())
+            }
+        };
+        JsonError {
+            kind: JsonErrorKind::Syntax(format!("expected {expected}, found {found}")),
+            span: Span::new(self.pos, (self.pos + 1).min(self.bytes.len().max(self.pos))),
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn push(&mut self, value: JsonValue, start: usize) -> JsonId {
+        let id = JsonId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+        let children: Vec<JsonId> = match &value {
+            JsonValue::Array(items) => items.clone(),
+            JsonValue::Object(members) => members.iter().map(|m| m.value).collect(),
+            _ => Vec::new(),
+        };
+        for (slot, child) in children.into_iter().enumerate() {
+            if let Some(node) = self.nodes.get_mut(child.index()) {
+                node.parent = Some(id);
+                node.slot = u32::try_from(slot).unwrap_or(u32::MAX);
+            }
+        }
+        self.nodes.push(JsonNode {
+            value,
+            span: Span::new(start, self.pos),
+            parent: None,
+            slot: 0,
+        });
+        id
+    }
+
+    fn value(&mut self, depth: usize) -> Result<JsonId, JsonError> {
+        let start = self.pos;
+        match self.peek() {
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => {
+                let s = self.string()?;
+                Ok(self.push(JsonValue::String(s), start))
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let text = self.number()?;
+                Ok(self.push(JsonValue::Number(Number::from_json_text(text)), start))
+            }
+            Some(b't') => self.literal("true", JsonValue::Bool(true)),
+            Some(b'f') => self.literal("false", JsonValue::Bool(false)),
+            Some(b'n') => self.literal("null", JsonValue::Null),
+            _ => Err(self.error_here("a JSON value")),
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: JsonValue) -> Result<JsonId, JsonError> {
+        let start = self.pos;
+        if self.bytes.get(self.pos..self.pos + word.len()) == Some(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(self.push(value, start))
+        } else {
+            Err(self.error_here("a JSON value"))
+        }
+    }
+
+    fn enter(&self, depth: usize) -> Result<usize, JsonError> {
+        if depth >= MAX_JSON_DEPTH {
+            return Err(JsonError {
+                kind: JsonErrorKind::TooDeep,
+                span: Span::new(self.pos, self.pos + 1),
+            });
+        }
+        Ok(depth + 1)
+    }
+
+    fn object(&mut self, depth: usize) -> Result<JsonId, JsonError> {
+        let depth = self.enter(depth)?;
+        let start = self.pos;
+        self.pos += 1;
+        let mut members: Vec<Member> = Vec::new();
+        self.skip_whitespace();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(self.push(JsonValue::Object(members), start));
+        }
+        loop {
+            self.skip_whitespace();
+            if self.peek() != Some(b'"') {
+                return Err(self.error_here("a string key"));
+            }
+            let key_start = self.pos;
+            let key = self.string()?;
+            let key_span = Span::new(key_start, self.pos);
+            self.skip_whitespace();
+            if self.peek() != Some(b':') {
+                return Err(self.error_here("`:`"));
+            }
+            self.pos += 1;
+            self.skip_whitespace();
+            let value = self.value(depth)?;
+            match members.iter_mut().find(|m| m.key == key) {
+                Some(existing) => {
+                    self.duplicates.push(DuplicateKey {
+                        key,
+                        span: key_span,
+                        first: existing.key_span,
+                    });
+                    existing.value = value;
+                }
+                None => members.push(Member {
+                    key,
+                    key_span,
+                    value,
+                }),
+            }
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(self.push(JsonValue::Object(members), start));
+                }
+                _ => return Err(self.error_here("`,` or `}`")),
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<JsonId, JsonError> {
+        let depth = self.enter(depth)?;
+        let start = self.pos;
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_whitespace();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(self.push(JsonValue::Array(items), start));
+        }
+        loop {
+            self.skip_whitespace();
+            items.push(self.value(depth)?);
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(self.push(JsonValue::Array(items), start));
+                }
+                _ => return Err(self.error_here("`,` or `]`")),
+            }
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<String, JsonError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return Err(self.error_here("a digit")),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(self.error_here("a digit after the decimal point"));
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(self.error_here("a digit in the exponent"));
+            }
+        }
+        let text = self.bytes.get(start..self.pos).unwrap_or_default();
+        Ok(String::from_utf8_lossy(text).into_owned())
+    }
+
+    fn hex4(&mut self) -> Result<u32, JsonError> {
+        let mut code = 0u32;
+        for _ in 0..4 {
+            let digit = self
+                .peek()
+                .and_then(|b| char::from(b).to_digit(16))
+                .ok_or_else(|| self.error_here("four hex digits after `\\u`"))?;
+            code = code * 16 + digit;
+            self.pos += 1;
+        }
+        Ok(code)
+    }
+
+    fn string(&mut self) -> Result<String, JsonError> {
+        self.pos += 1;
+        let mut out = String::new();
+        loop {
+            let run_start = self.pos;
+            while let Some(b) = self.peek() {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            let run = self.bytes.get(run_start..self.pos).unwrap_or_default();
+            out.push_str(&String::from_utf8_lossy(run));
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let escape = self.peek();
+                    self.pos += 1;
+                    match escape {
+                        Some(b'"') => out.push('"'),
+                        Some(b'\\') => out.push('\\'),
+                        Some(b'/') => out.push('/'),
+                        Some(b'b') => out.push('\u{8}'),
+                        Some(b'f') => out.push('\u{c}'),
+                        Some(b'n') => out.push('\n'),
+                        Some(b'r') => out.push('\r'),
+                        Some(b't') => out.push('\t'),
+                        Some(b'u') => out.push(self.unicode_escape()?),
+                        _ => {
+                            self.pos -= 1;
+                            return Err(self.error_here("a valid escape after `\\`"));
+                        }
+                    }
+                }
+                None => return Err(self.error_here("`\"` to close the string")),
+                Some(_) => return Err(self.error_here("no control character inside a string")),
+            }
+        }
+    }
+
+    fn unicode_escape(&mut self) -> Result<char, JsonError> {
+        let high = self.hex4()?;
+        let code = if (0xD800..0xDC00).contains(&high) {
+            if self.bytes.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                return Err(self.error_here("a low surrogate `\\uDC00`–`\\uDFFF` after a high one"));
+            }
+            self.pos += 2;
+            let low = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&low) {
+                return Err(self.error_here("a low surrogate after a high one"));
+            }
+            0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+        } else {
+            high
+        };
+        char::from_u32(code).ok_or_else(|| self.error_here("a Unicode scalar value, not a lone surrogate"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_order_number_text_and_duplicates() {
+        let parsed = parse(br#"{"b": 1.50, "a": [true, null], "b": "x\u00e9\ud83d\ude00"}"#);
+        let Ok(parsed) = parsed else {
+            unreachable!("valid JSON")
+        };
+        let doc = &parsed.doc;
+        let JsonValue::Object(members) = doc.value(doc.root()) else {
+            unreachable!("object")
+        };
+        let keys: Vec<_> = members.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(keys, ["b", "a"]);
+        assert_eq!(
+            doc.value(members[0].value),
+            &JsonValue::String("xé😀".to_string())
+        );
+        assert_eq!(parsed.duplicates.len(), 1);
+        assert_eq!(doc.pointer(members[1].value), "/a");
+        let JsonValue::Array(items) = doc.value(members[1].value) else {
+            unreachable!("array")
+        };
+        assert_eq!(doc.pointer(items[1]), "/a/1");
+        assert_eq!(doc.pointer(doc.root()), "");
+        let one = parse(b"[1.50e+3]").map(|p| p.doc.value(JsonId(0)).clone());
+        assert_eq!(one, Ok(JsonValue::Number(Number::from_json_text("1.50e+3"))));
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let err = parse(b"{\"a\": 01}").err();
+        assert_eq!(err.map(|e| e.span.start), Some(7));
+        let err = parse(b"{\"a\": \xff}").err();
+        assert_eq!(err.map(|e| (e.kind, e.span.start)), Some((JsonErrorKind::InvalidUtf8, 6)));
+        let deep = "[".repeat(100_000);
+        assert_eq!(parse(deep.as_bytes()).err().map(|e| e.kind), Some(JsonErrorKind::TooDeep));
+    }
+}

@@ -1,0 +1,198 @@
+//! The typed model of one schema node: the keywords the compiler reads, with where each is written.
+
+use crate::json::JsonId;
+use crate::number::Number;
+use crate::span::Span;
+use crate::Diagnostic;
+
+/// Index of a document in a [`crate::Workspace`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DocId(pub(crate) u32);
+
+/// Index of a schema node in a [`crate::Workspace`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SchemaId(pub(crate) u32);
+
+impl SchemaId {
+    /// The index as a `usize`.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A keyword's value and the JSON value it was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keyword<T> {
+    /// The value.
+    pub value: T,
+    /// The JSON value, for its pointer and span.
+    pub at: JsonId,
+}
+
+/// One schema node.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    /// The document it is written in.
+    pub doc: DocId,
+    /// Its JSON value.
+    pub at: JsonId,
+    /// Its shape.
+    pub kind: SchemaKind,
+    /// Problems with its keywords, reported by whoever uses the node: a broken keyword in a
+    /// definition that nothing uses does not reach the table.
+    pub problems: Vec<Diagnostic>,
+}
+
+/// The shape of a schema node.
+#[derive(Debug, Clone)]
+pub enum SchemaKind {
+    /// `true` (anything) or `false` (nothing).
+    Bool(bool),
+    /// An object of keywords.
+    Object(Box<Keywords>),
+    /// Not an object or a boolean; the problem is in [`Schema::problems`].
+    Invalid,
+}
+
+/// A JSON Schema type name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TypeName {
+    /// `null`
+    Null,
+    /// `boolean`
+    Boolean,
+    /// `object`
+    Object,
+    /// `array`
+    Array,
+    /// `number`
+    Number,
+    /// `integer`
+    Integer,
+    /// `string`
+    String,
+}
+
+impl TypeName {
+    /// Reads a type name.
+    pub fn parse(text: &str) -> Option<TypeName> {
+        Some(match text {
+            "null" => TypeName::Null,
+            "boolean" => TypeName::Boolean,
+            "object" => TypeName::Object,
+            "array" => TypeName::Array,
+            "number" => TypeName::Number,
+            "integer" => TypeName::Integer,
+            "string" => TypeName::String,
+            _ => return None,
+        })
+    }
+
+    /// The name as JSON Schema spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TypeName::Null => "null",
+            TypeName::Boolean => "boolean",
+            TypeName::Object => "object",
+            TypeName::Array => "array",
+            TypeName::Number => "number",
+            TypeName::Integer => "integer",
+            TypeName::String => "string",
+        }
+    }
+}
+
+/// `exclusiveMaximum` / `exclusiveMinimum`: a boolean modifier in draft-04, a bound since draft-06.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Exclusive {
+    /// draft-04 style.
+    Flag(bool),
+    /// draft-06/07 style.
+    Bound(Number),
+}
+
+/// A `$ref` and what it resolved to.
+#[derive(Debug, Clone)]
+pub struct Reference {
+    /// The reference as written.
+    pub text: String,
+    /// The target, or the reason there is none (reported when the reference is used).
+    pub target: Result<SchemaId, Box<Diagnostic>>,
+}
+
+/// One entry of `properties`.
+#[derive(Debug, Clone)]
+pub struct Property {
+    /// The property name, unescaped.
+    pub name: String,
+    /// Where the name is written.
+    pub name_span: Span,
+    /// Its schema.
+    pub schema: SchemaId,
+}
+
+/// `items`: one schema for all elements, or the tuple form.
+#[derive(Debug, Clone)]
+pub enum Items {
+    /// `"items": {…}`
+    Single(SchemaId),
+    /// `"items": [{…}, …]`
+    Tuple(Vec<SchemaId>),
+}
+
+/// The keywords of an object schema that the compiler reads. Anything else is kept only as a
+/// name in [`Keywords::keys`].
+#[derive(Debug, Clone, Default)]
+pub struct Keywords {
+    /// Every key of the object, in order, with its value.
+    pub keys: Vec<(String, JsonId)>,
+    /// `$ref`
+    pub reference: Option<Keyword<Reference>>,
+    /// `type`, as a list even where a single name was written.
+    pub types: Option<Keyword<Vec<TypeName>>>,
+    /// `format`
+    pub format: Option<Keyword<String>>,
+    /// `contentEncoding`
+    pub content_encoding: Option<Keyword<String>>,
+    /// `encoding` (the Kinesis page's wording for binary strings)
+    pub encoding: Option<Keyword<String>>,
+    /// `enum`: its values.
+    pub enum_values: Option<Keyword<Vec<JsonId>>>,
+    /// `const`
+    pub const_value: Option<Keyword<JsonId>>,
+    /// `multipleOf`
+    pub multiple_of: Option<Keyword<Number>>,
+    /// `maximum`
+    pub maximum: Option<Keyword<Number>>,
+    /// `exclusiveMaximum`
+    pub exclusive_maximum: Option<Keyword<Exclusive>>,
+    /// `minimum`
+    pub minimum: Option<Keyword<Number>>,
+    /// `exclusiveMinimum`
+    pub exclusive_minimum: Option<Keyword<Exclusive>>,
+    /// `properties`
+    pub properties: Option<Keyword<Vec<Property>>>,
+    /// `required`: each name with its JSON value.
+    pub required: Option<Keyword<Vec<Keyword<String>>>>,
+    /// `additionalProperties`
+    pub additional_properties: Option<Keyword<SchemaId>>,
+    /// `patternProperties`
+    pub pattern_properties: Option<Keyword<Vec<SchemaId>>>,
+    /// `items`
+    pub items: Option<Keyword<Items>>,
+    /// `allOf`
+    pub all_of: Option<Keyword<Vec<SchemaId>>>,
+    /// `anyOf`
+    pub any_of: Option<Keyword<Vec<SchemaId>>>,
+    /// `oneOf`
+    pub one_of: Option<Keyword<Vec<SchemaId>>>,
+    /// `description`
+    pub description: Option<Keyword<String>>,
+}
+
+impl Keywords {
+    /// The JSON value of the key `name`, if the object has it.
+    pub fn key(&self, name: &str) -> Option<JsonId> {
+        self.keys.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+}

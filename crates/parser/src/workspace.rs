@@ -1,0 +1,920 @@
+//! The set of documents behind one compile: the schema file, the files its `$ref`s reach, every
+//! schema node in one table keyed by document and JSON value, and `$ref` resolution by full URI.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use url::Url;
+
+use crate::codes;
+use crate::diagnostic::{Diagnostic, Location};
+use crate::draft::{DeclaredDraft, Draft};
+use crate::json::{self, JsonDoc, JsonErrorKind, JsonId, JsonValue, Member};
+use crate::pointer;
+use crate::schema::{
+    DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId,
+    SchemaKind, TypeName,
+};
+use crate::span::{LineIndex, Span};
+
+/// Most documents one compile may load through file references.
+pub const MAX_DOCUMENTS: usize = 1_000;
+
+/// How to read a schema and the files it refers to.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Overrides the draft named by `$schema` in the main document.
+    pub draft: Option<Draft>,
+    /// The folder that file references may read from. Without one, file references are errors.
+    pub ref_root: Option<PathBuf>,
+}
+
+/// One source text.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// The name shown in diagnostics.
+    pub display: String,
+    /// Its base URI.
+    pub url: Url,
+    /// The raw bytes.
+    pub text: Vec<u8>,
+    /// The parsed JSON, when the text is JSON.
+    pub json: Option<JsonDoc>,
+    /// The draft it is read as.
+    pub draft: Draft,
+    lines: LineIndex,
+}
+
+impl Document {
+    /// The text as UTF-8, where it is UTF-8.
+    pub fn text_str(&self) -> Option<&str> {
+        std::str::from_utf8(&self.text).ok()
+    }
+}
+
+/// All documents and schema nodes of one compile.
+#[derive(Debug)]
+pub struct Workspace {
+    docs: Vec<Document>,
+    schemas: Vec<Schema>,
+    bases: Vec<Url>,
+    by_json: HashMap<(DocId, JsonId), SchemaId>,
+    by_uri: HashMap<String, SchemaId>,
+    docs_by_url: HashMap<String, DocId>,
+    diagnostics: Vec<Diagnostic>,
+    pending_refs: Vec<SchemaId>,
+    ref_root: Option<RefRoot>,
+    main_draft: Draft,
+}
+
+#[derive(Debug)]
+struct RefRoot {
+    absolute: PathBuf,
+    canonical: PathBuf,
+}
+
+/// Why a failed reference failed; turned into a diagnostic at the `$ref`.
+struct RefFailure {
+    code: &'static crate::diagnostic::Code,
+    message: String,
+    help: Option<String>,
+}
+
+impl RefFailure {
+    fn new(code: &'static crate::diagnostic::Code, message: impl Into<String>) -> Self {
+        RefFailure {
+            code,
+            message: message.into(),
+            help: None,
+        }
+    }
+}
+
+/// The reference root used when none is given: the current directory if `schema` is inside it,
+/// otherwise the schema's own directory.
+pub fn default_ref_root(schema: &Path) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute = std::path::absolute(schema).unwrap_or_else(|_| schema.to_path_buf());
+    if absolute.starts_with(&cwd) {
+        cwd
+    } else {
+        absolute.parent().map(Path::to_path_buf).unwrap_or(cwd)
+    }
+}
+
+impl Workspace {
+    /// Reads the schema file at `path` and every file its references reach. Only the main file
+    /// failing to be read is an `Err`; everything else becomes a diagnostic.
+    pub fn open(path: &Path, mut options: LoadOptions) -> std::io::Result<Workspace> {
+        let bytes = std::fs::read(path)?;
+        let absolute = std::path::absolute(path)?;
+        let url = Url::from_file_path(&absolute).map_err(|()| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path")
+        })?;
+        if options.ref_root.is_none() {
+            options.ref_root = Some(default_ref_root(path));
+        }
+        Ok(Workspace::from_bytes(
+            &path.display().to_string(),
+            bytes,
+            url,
+            options,
+        ))
+    }
+
+    /// Builds a workspace from text already in memory, named `display`, whose relative
+    /// references resolve against `base`.
+    pub fn from_bytes(display: &str, bytes: Vec<u8>, base: Url, options: LoadOptions) -> Workspace {
+        let ref_root = options.ref_root.as_deref().and_then(|root| {
+            Some(RefRoot {
+                absolute: std::path::absolute(root).ok()?,
+                canonical: std::fs::canonicalize(root).ok()?,
+            })
+        });
+        let mut ws = Workspace {
+            docs: Vec::new(),
+            schemas: Vec::new(),
+            bases: Vec::new(),
+            by_json: HashMap::new(),
+            by_uri: HashMap::new(),
+            docs_by_url: HashMap::new(),
+            diagnostics: Vec::new(),
+            pending_refs: Vec::new(),
+            ref_root,
+            main_draft: options.draft.unwrap_or(Draft::Draft07),
+        };
+        ws.add_document(display.to_string(), base, bytes, options.draft, true);
+        ws.resolve_pending();
+        ws
+    }
+
+    /// The main document's root schema, unless the main document is not JSON.
+    pub fn root(&self) -> Option<SchemaId> {
+        let doc = self.docs.first()?;
+        let json = doc.json.as_ref()?;
+        self.by_json.get(&(DocId(0), json.root())).copied()
+    }
+
+    /// The main document's draft.
+    pub fn draft(&self) -> Draft {
+        self.main_draft
+    }
+
+    /// The schema node `id`.
+    pub fn schema(&self, id: SchemaId) -> Option<&Schema> {
+        self.schemas.get(id.index())
+    }
+
+    /// The keywords of `id`, when it is an object schema.
+    pub fn keywords(&self, id: SchemaId) -> Option<&Keywords> {
+        match &self.schema(id)?.kind {
+            SchemaKind::Object(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// Every document, the main one first.
+    pub fn documents(&self) -> &[Document] {
+        &self.docs
+    }
+
+    /// The document `id`.
+    pub fn document(&self, id: DocId) -> Option<&Document> {
+        self.docs.get(id.0 as usize)
+    }
+
+    /// Document-level diagnostics: JSON syntax, duplicate keys and drafts. Problems of single
+    /// schema nodes are in [`Schema::problems`].
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The JSON value `at` of document `doc`.
+    pub fn json_value(&self, doc: DocId, at: JsonId) -> &JsonValue {
+        match self.document(doc).and_then(|d| d.json.as_ref()) {
+            Some(json) => json.value(at),
+            None => &JsonValue::Null,
+        }
+    }
+
+    /// Where the JSON value `at` of `doc` is written.
+    pub fn location(&self, doc: DocId, at: JsonId) -> Location {
+        let Some(d) = self.document(doc) else {
+            return Location::default();
+        };
+        match &d.json {
+            Some(json) => {
+                let span = json.span(at);
+                locate(d, json.pointer(at), span)
+            }
+            None => locate(d, String::new(), Span::default()),
+        }
+    }
+
+    /// Where a schema node is written.
+    pub fn schema_location(&self, id: SchemaId) -> Location {
+        match self.schema(id) {
+            Some(s) => self.location(s.doc, s.at),
+            None => Location::default(),
+        }
+    }
+
+    /// Where the keyword value `at` in the same document as `schema` is written.
+    pub fn keyword_location(&self, schema: SchemaId, at: JsonId) -> Location {
+        match self.schema(schema) {
+            Some(s) => self.location(s.doc, at),
+            None => Location::default(),
+        }
+    }
+
+    /// Where a property's name is written in `schema`'s `properties`, pointing at the name.
+    pub fn property_location(&self, parent: SchemaId, property: &Property) -> Location {
+        let mut location = self.schema_location(property.schema);
+        if let (Some(s), Some(d)) = (
+            self.schema(parent),
+            self.schema(parent).and_then(|s| self.document(s.doc)),
+        ) {
+            if s.doc == self.schema(property.schema).map(|p| p.doc).unwrap_or(s.doc) {
+                let (line, column) = d.lines.line_col(&d.text, property.name_span.start());
+                location.span = property.name_span;
+                location.line = line;
+                location.column = column;
+            }
+        }
+        location
+    }
+
+    fn add_document(
+        &mut self,
+        display: String,
+        url: Url,
+        bytes: Vec<u8>,
+        draft_override: Option<Draft>,
+        is_main: bool,
+    ) -> Option<DocId> {
+        let id = DocId(u32::try_from(self.docs.len()).ok()?);
+        let lines = LineIndex::new(&bytes);
+        let mut doc = Document {
+            display,
+            url: url.clone(),
+            text: bytes,
+            json: None,
+            draft: draft_override.unwrap_or(self.main_draft),
+            lines,
+        };
+        match json::parse(&doc.text) {
+            Ok(parsed) => {
+                for dup in &parsed.duplicates {
+                    let location = locate(&doc, String::new(), dup.span);
+                    let (first_line, _) = doc.lines.line_col(&doc.text, dup.first.start());
+                    self.diagnostics.push(
+                        Diagnostic::new(
+                            &codes::DUPLICATE_KEY,
+                            location,
+                            format!(
+                                "key `{}` is written twice in one object (first on line {first_line}); the later value is used",
+                                dup.key
+                            ),
+                        )
+                        .with_help("JSON parsers disagree on which duplicate wins; delete one of them"),
+                    );
+                }
+                doc.json = Some(parsed.doc);
+            }
+            Err(error) => {
+                let (code, message) = match error.kind {
+                    JsonErrorKind::InvalidUtf8 => (&codes::INVALID_UTF8, "the file is not valid UTF-8".to_string()),
+                    JsonErrorKind::TooDeep => (
+                        &codes::JSON_TOO_DEEP,
+                        format!("arrays and objects are nested more than {} levels deep", json::MAX_JSON_DEPTH),
+                    ),
+                    JsonErrorKind::Syntax(text) => (&codes::INVALID_JSON, format!("invalid JSON: {text}")),
+                };
+                let location = locate(&doc, String::new(), error.span);
+                self.diagnostics.push(Diagnostic::new(code, location, message));
+            }
+        }
+        if let Some(json) = &doc.json {
+            let declared = json.member(json.root(), "$schema").map(|m| m.value);
+            match (draft_override, declared) {
+                (Some(_), _) => {}
+                (None, None) => {
+                    if is_main {
+                        let location = locate(&doc, String::new(), Span::new(0, 1));
+                        self.diagnostics.push(Diagnostic::new(
+                            &codes::DRAFT_ASSUMED,
+                            location,
+                            "no `$schema`: the schema is read as draft-07",
+                        ));
+                    }
+                }
+                (None, Some(at)) => {
+                    let location = locate(&doc, "/$schema".to_string(), json.span(at));
+                    match json.value(at) {
+                        JsonValue::String(uri) => match Draft::from_schema_uri(uri) {
+                            DeclaredDraft::Supported(draft) => doc.draft = draft,
+                            DeclaredDraft::Later(name) => self.diagnostics.push(
+                                Diagnostic::new(
+                                    &codes::UNSUPPORTED_DRAFT,
+                                    location,
+                                    format!("`$schema` names JSON Schema {name}, but the Glue Schema Registry accepts only drafts 04, 06 and 07"),
+                                )
+                                .with_help("declare draft-04, -06 or -07, or pass --draft 04|06|07 to read the file as one of them"),
+                            ),
+                            DeclaredDraft::Unknown => self.diagnostics.push(
+                                Diagnostic::new(
+                                    &codes::UNSUPPORTED_DRAFT,
+                                    location,
+                                    format!("`$schema` is `{uri}`, which is not a draft that the Glue Schema Registry accepts (04, 06 or 07)"),
+                                )
+                                .with_help("if the file extends a supported draft (as Snowplow's self-describing schemas extend draft-04), pass --draft 04|06|07"),
+                            ),
+                        },
+                        _ => self.diagnostics.push(Diagnostic::new(
+                            &codes::INVALID_KEYWORD,
+                            location,
+                            "`$schema` must be a string",
+                        )),
+                    }
+                }
+            }
+        }
+        if is_main {
+            self.main_draft = doc.draft;
+        }
+        let root = doc.json.as_ref().map(JsonDoc::root);
+        self.docs_by_url.insert(without_fragment(&url), id);
+        self.docs.push(doc);
+        if let Some(root) = root {
+            let root_schema = self.build(id, root, &url);
+            self.by_uri.entry(without_fragment(&url)).or_insert(root_schema);
+        }
+        Some(id)
+    }
+
+    fn json(&self, doc: DocId) -> Option<&JsonDoc> {
+        self.document(doc)?.json.as_ref()
+    }
+
+    /// The base URI in force at `at`: the document's, changed by each `$id` on the way down.
+    fn base_at(&self, doc: DocId, at: JsonId) -> Url {
+        let Some(d) = self.document(doc) else {
+            return self.docs.first().map(|d| d.url.clone()).unwrap_or_else(|| fallback_url());
+        };
+        let mut chain = Vec::new();
+        if let Some(json) = &d.json {
+            let mut cursor = Some(at);
+            while let Some(node) = cursor {
+                chain.push(node);
+                cursor = json.node(node).and_then(|n| n.parent);
+            }
+        }
+        let mut base = d.url.clone();
+        for node in chain.into_iter().rev() {
+            if let Some(JsonValue::String(id)) = self
+                .json(doc)
+                .and_then(|j| j.member(node, d.draft.id_keyword()))
+                .map(|m| self.json_value(doc, m.value))
+            {
+                if let Ok(joined) = base.join(id) {
+                    if !id.starts_with('#') {
+                        base = joined;
+                        base.set_fragment(None);
+                    }
+                }
+            }
+        }
+        base
+    }
+
+    /// Builds (once) the schema node for the JSON value `at`, and every subschema below it.
+    fn build(&mut self, doc: DocId, at: JsonId, base: &Url) -> SchemaId {
+        if let Some(id) = self.by_json.get(&(doc, at)) {
+            return *id;
+        }
+        let id = SchemaId(u32::try_from(self.schemas.len()).unwrap_or(u32::MAX));
+        self.by_json.insert((doc, at), id);
+        self.schemas.push(Schema {
+            doc,
+            at,
+            kind: SchemaKind::Invalid,
+            problems: Vec::new(),
+        });
+        self.bases.push(base.clone());
+        let draft = self.document(doc).map(|d| d.draft).unwrap_or(Draft::Draft07);
+        let value = self.json_value(doc, at).clone();
+        let mut problems = Vec::new();
+        let kind = match value {
+            JsonValue::Bool(b) => SchemaKind::Bool(b),
+            JsonValue::Object(members) => {
+                let base = self.enter_resource(id, doc, &members, draft, base);
+                if let Some(b) = self.bases.get_mut(id.index()) {
+                    *b = base.clone();
+                }
+                let keywords = self.read_keywords(doc, &members, &base, &mut problems);
+                if keywords.reference.is_some() {
+                    self.pending_refs.push(id);
+                }
+                SchemaKind::Object(Box::new(keywords))
+            }
+            _ => {
+                problems.push(Diagnostic::new(
+                    &codes::INVALID_KEYWORD,
+                    self.location(doc, at),
+                    "a schema must be an object or a boolean",
+                ));
+                SchemaKind::Invalid
+            }
+        };
+        if let Some(schema) = self.schemas.get_mut(id.index()) {
+            schema.kind = kind;
+            schema.problems = problems;
+        }
+        id
+    }
+
+    /// Applies an `$id` (`id` in draft-04): registers the node under its URI and returns the
+    /// base URI for what is below it.
+    fn enter_resource(&mut self, id: SchemaId, doc: DocId, members: &[Member], draft: Draft, base: &Url) -> Url {
+        let Some(member) = members.iter().find(|m| m.key == draft.id_keyword()) else {
+            return base.clone();
+        };
+        let JsonValue::String(text) = self.json_value(doc, member.value).clone() else {
+            return base.clone();
+        };
+        let Ok(joined) = base.join(&text) else {
+            return base.clone();
+        };
+        match joined.fragment() {
+            Some(fragment) if !fragment.is_empty() && !fragment.starts_with('/') => {
+                self.by_uri.entry(joined.to_string()).or_insert(id);
+            }
+            _ => {}
+        }
+        if text.starts_with('#') {
+            return base.clone();
+        }
+        let mut resource = joined;
+        resource.set_fragment(None);
+        self.by_uri.entry(resource.to_string()).or_insert(id);
+        resource
+    }
+
+    fn read_keywords(
+        &mut self,
+        doc: DocId,
+        members: &[Member],
+        base: &Url,
+        problems: &mut Vec<Diagnostic>,
+    ) -> Keywords {
+        let mut k = Keywords {
+            keys: members.iter().map(|m| (m.key.clone(), m.value)).collect(),
+            ..Keywords::default()
+        };
+        for member in members {
+            let at = member.value;
+            let value = self.json_value(doc, at).clone();
+            let invalid = |ws: &Self, expected: &str| {
+                Diagnostic::new(
+                    &codes::INVALID_KEYWORD,
+                    ws.location(doc, at),
+                    format!("`{}` must be {expected}", member.key),
+                )
+            };
+            match member.key.as_str() {
+                "$ref" => match value {
+                    JsonValue::String(text) => {
+                        k.reference = Some(Keyword {
+                            value: Reference {
+                                text,
+                                target: Err(Box::new(Diagnostic::new(
+                                    &codes::REF_DANGLING,
+                                    self.location(doc, at),
+                                    "the reference was not resolved",
+                                ))),
+                            },
+                            at,
+                        });
+                    }
+                    _ => problems.push(invalid(self, "a string")),
+                },
+                "type" => {
+                    let names: Vec<(JsonValue, JsonId)> = match &value {
+                        JsonValue::String(_) => vec![(value.clone(), at)],
+                        JsonValue::Array(items) => items
+                            .iter()
+                            .map(|i| (self.json_value(doc, *i).clone(), *i))
+                            .collect(),
+                        _ => {
+                            problems.push(invalid(self, "a string or an array of strings"));
+                            continue;
+                        }
+                    };
+                    let mut types = Vec::new();
+                    for (name, name_at) in names {
+                        match &name {
+                            JsonValue::String(s) => match TypeName::parse(s) {
+                                Some(t) => {
+                                    if !types.contains(&t) {
+                                        types.push(t);
+                                    }
+                                }
+                                None => problems.push(Diagnostic::new(
+                                    &codes::UNKNOWN_TYPE,
+                                    self.location(doc, name_at),
+                                    format!("`{s}` is not a JSON Schema type"),
+                                ).with_help(suggest_type(s))),
+                            },
+                            _ => problems.push(invalid(self, "a string or an array of strings")),
+                        }
+                    }
+                    k.types = Some(Keyword { value: types, at });
+                }
+                "format" | "contentEncoding" | "encoding" | "description" => match value {
+                    JsonValue::String(text) => {
+                        let keyword = Some(Keyword { value: text, at });
+                        match member.key.as_str() {
+                            "format" => k.format = keyword,
+                            "contentEncoding" => k.content_encoding = keyword,
+                            "encoding" => k.encoding = keyword,
+                            _ => k.description = keyword,
+                        }
+                    }
+                    _ => problems.push(invalid(self, "a string")),
+                },
+                "enum" => match value {
+                    JsonValue::Array(items) => k.enum_values = Some(Keyword { value: items, at }),
+                    _ => problems.push(invalid(self, "an array")),
+                },
+                "const" => k.const_value = Some(Keyword { value: at, at }),
+                "multipleOf" | "maximum" | "minimum" => match value {
+                    JsonValue::Number(n) => {
+                        let keyword = Some(Keyword { value: n, at });
+                        match member.key.as_str() {
+                            "multipleOf" => k.multiple_of = keyword,
+                            "maximum" => k.maximum = keyword,
+                            _ => k.minimum = keyword,
+                        }
+                    }
+                    _ => problems.push(invalid(self, "a number")),
+                },
+                "exclusiveMaximum" | "exclusiveMinimum" => {
+                    let exclusive = match value {
+                        JsonValue::Bool(b) => Exclusive::Flag(b),
+                        JsonValue::Number(n) => Exclusive::Bound(n),
+                        _ => {
+                            problems.push(invalid(self, "a number (draft-06/07) or a boolean (draft-04)"));
+                            continue;
+                        }
+                    };
+                    let keyword = Some(Keyword { value: exclusive, at });
+                    if member.key == "exclusiveMaximum" {
+                        k.exclusive_maximum = keyword;
+                    } else {
+                        k.exclusive_minimum = keyword;
+                    }
+                }
+                "properties" => match value {
+                    JsonValue::Object(props) => {
+                        let mut list = Vec::with_capacity(props.len());
+                        for p in props {
+                            let schema = self.build(doc, p.value, base);
+                            list.push(Property {
+                                name: p.key.clone(),
+                                name_span: p.key_span,
+                                schema,
+                            });
+                        }
+                        k.properties = Some(Keyword { value: list, at });
+                    }
+                    _ => problems.push(invalid(self, "an object")),
+                },
+                "required" => match value {
+                    JsonValue::Array(items) => {
+                        let mut names = Vec::new();
+                        for item in items {
+                            match self.json_value(doc, item) {
+                                JsonValue::String(s) => names.push(Keyword { value: s.clone(), at: item }),
+                                _ => problems.push(Diagnostic::new(
+                                    &codes::INVALID_KEYWORD,
+                                    self.location(doc, item),
+                                    "`required` must list property names as strings",
+                                )),
+                            }
+                        }
+                        k.required = Some(Keyword { value: names, at });
+                    }
+                    // draft-03's boolean `required` inside a property is a common leftover.
+                    JsonValue::Bool(_) => problems.push(invalid(self, "an array of property names (the boolean form is draft-03)")),
+                    _ => problems.push(invalid(self, "an array of property names")),
+                },
+                "additionalProperties" => {
+                    let schema = self.subschema(doc, at, base, problems, &member.key);
+                    k.additional_properties = schema.map(|s| Keyword { value: s, at });
+                }
+                "items" => match value {
+                    JsonValue::Array(items) => {
+                        let list = items.iter().map(|i| self.build(doc, *i, base)).collect();
+                        k.items = Some(Keyword { value: Items::Tuple(list), at });
+                    }
+                    _ => {
+                        let schema = self.subschema(doc, at, base, problems, &member.key);
+                        k.items = schema.map(|s| Keyword { value: Items::Single(s), at });
+                    }
+                },
+                "allOf" | "anyOf" | "oneOf" => match value {
+                    JsonValue::Array(items) if !items.is_empty() => {
+                        let list: Vec<SchemaId> = items.iter().map(|i| self.build(doc, *i, base)).collect();
+                        let keyword = Some(Keyword { value: list, at });
+                        match member.key.as_str() {
+                            "allOf" => k.all_of = keyword,
+                            "anyOf" => k.any_of = keyword,
+                            _ => k.one_of = keyword,
+                        }
+                    }
+                    _ => problems.push(invalid(self, "a non-empty array of schemas")),
+                },
+                "patternProperties" | "definitions" | "$defs" | "dependencies" => {
+                    if let JsonValue::Object(entries) = value {
+                        let mut list = Vec::new();
+                        for e in entries {
+                            let is_schema = matches!(
+                                self.json_value(doc, e.value),
+                                JsonValue::Object(_) | JsonValue::Bool(_)
+                            );
+                            if is_schema {
+                                list.push(self.build(doc, e.value, base));
+                            }
+                        }
+                        if member.key == "patternProperties" {
+                            k.pattern_properties = Some(Keyword { value: list, at });
+                        }
+                    } else if member.key != "dependencies" {
+                        problems.push(invalid(self, "an object"));
+                    }
+                }
+                "not" | "if" | "then" | "else" | "additionalItems" | "contains" | "propertyNames" => {
+                    self.subschema(doc, at, base, problems, &member.key);
+                }
+                _ => {}
+            }
+        }
+        k
+    }
+
+    fn subschema(
+        &mut self,
+        doc: DocId,
+        at: JsonId,
+        base: &Url,
+        problems: &mut Vec<Diagnostic>,
+        keyword: &str,
+    ) -> Option<SchemaId> {
+        match self.json_value(doc, at) {
+            JsonValue::Object(_) | JsonValue::Bool(_) => Some(self.build(doc, at, base)),
+            _ => {
+                problems.push(Diagnostic::new(
+                    &codes::INVALID_KEYWORD,
+                    self.location(doc, at),
+                    format!("`{keyword}` must be a schema (an object or a boolean)"),
+                ));
+                None
+            }
+        }
+    }
+
+    fn resolve_pending(&mut self) {
+        while let Some(id) = self.pending_refs.pop() {
+            let Some(SchemaKind::Object(k)) = self.schema(id).map(|s| &s.kind) else {
+                continue;
+            };
+            let Some(reference) = &k.reference else {
+                continue;
+            };
+            let (text, at) = (reference.value.text.clone(), reference.at);
+            let doc = self.schema(id).map(|s| s.doc).unwrap_or(DocId(0));
+            let target = self.resolve(id, &text).map_err(|failure| {
+                let mut d = Diagnostic::new(failure.code, self.location(doc, at), failure.message);
+                d.help = failure.help;
+                Box::new(d)
+            });
+            if let Some(Schema {
+                kind: SchemaKind::Object(k),
+                ..
+            }) = self.schemas.get_mut(id.index())
+            {
+                if let Some(reference) = &mut k.reference {
+                    reference.value.target = target;
+                }
+            }
+        }
+    }
+
+    fn resolve(&mut self, from: SchemaId, text: &str) -> Result<SchemaId, RefFailure> {
+        let Some(base) = self.bases.get(from.index()).cloned() else {
+            return Err(RefFailure::new(&codes::REF_DANGLING, format!("`{text}` points at nothing")));
+        };
+        let target = base.join(text).map_err(|e| {
+            RefFailure::new(&codes::REF_INVALID, format!("`{text}` is not a valid URI reference: {e}"))
+        })?;
+        let resource_uri = without_fragment(&target);
+        let resource = match self.by_uri.get(&resource_uri) {
+            Some(s) => *s,
+            None => self.load_resource(&target, text)?,
+        };
+        let fragment = target.fragment().unwrap_or("");
+        if fragment.is_empty() {
+            return Ok(resource);
+        }
+        let decoded = pointer::percent_decode(fragment).ok_or_else(|| {
+            RefFailure::new(&codes::REF_INVALID, format!("the fragment of `{text}` is not valid percent-encoding"))
+        })?;
+        if !decoded.starts_with('/') {
+            let anchor = target.to_string();
+            return self.by_uri.get(&anchor).copied().ok_or_else(|| RefFailure {
+                code: &codes::REF_DANGLING,
+                message: format!("`{text}` names the anchor `#{decoded}`, but no `$id` defines it"),
+                help: Some("a fragment that is a JSON Pointer starts with `/`, as in `#/definitions/name`".to_string()),
+            });
+        }
+        let tokens = pointer::decode(&decoded).ok_or_else(|| {
+            RefFailure::new(&codes::REF_INVALID, format!("`{decoded}` is not a valid JSON Pointer (`~` must be followed by 0 or 1)"))
+        })?;
+        let (doc, start) = match self.schema(resource) {
+            Some(s) => (s.doc, s.at),
+            None => return Err(RefFailure::new(&codes::REF_DANGLING, format!("`{text}` points at nothing"))),
+        };
+        let found = self
+            .json(doc)
+            .and_then(|json| json.walk(start, tokens.iter().map(String::as_str)));
+        let Some(found) = found else {
+            return Err(RefFailure {
+                code: &codes::REF_DANGLING,
+                message: format!("`{text}` points at nothing: there is no value at `{decoded}`"),
+                help: self.closest_definition(doc, start, &tokens),
+            });
+        };
+        if !matches!(self.json_value(doc, found), JsonValue::Object(_) | JsonValue::Bool(_)) {
+            return Err(RefFailure::new(&codes::REF_DANGLING, format!("`{text}` points at a value that is not a schema")));
+        }
+        let base = self.base_at(doc, found);
+        // References inside newly built nodes queue themselves in `pending_refs`.
+        Ok(self.build(doc, found, &base))
+    }
+
+    /// For a dangling `#/definitions/x`, names the definitions that do exist.
+    fn closest_definition(&self, doc: DocId, start: JsonId, tokens: &[String]) -> Option<String> {
+        let (last, parent_tokens) = tokens.split_last()?;
+        let json = self.json(doc)?;
+        let parent = json.walk(start, parent_tokens.iter().map(String::as_str))?;
+        let JsonValue::Object(members) = json.value(parent) else {
+            return None;
+        };
+        let lower = last.to_lowercase();
+        let close: Vec<&str> = members
+            .iter()
+            .map(|m| m.key.as_str())
+            .filter(|k| k.to_lowercase() == lower || k.contains(last.as_str()) || last.contains(*k))
+            .take(3)
+            .collect();
+        if close.is_empty() {
+            None
+        } else {
+            Some(format!("did you mean {}?", close.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(" or ")))
+        }
+    }
+
+    fn load_resource(&mut self, target: &Url, text: &str) -> Result<SchemaId, RefFailure> {
+        match target.scheme() {
+            "file" => {}
+            "http" | "https" => {
+                return Err(RefFailure {
+                    code: &codes::REF_NETWORK,
+                    message: format!("`{text}` is a network reference, and no `$id` in the schema defines `{}`", without_fragment(target)),
+                    help: Some("the tool never uses the network: copy the schema into the repository and refer to the file".to_string()),
+                })
+            }
+            other => {
+                return Err(RefFailure::new(
+                    &codes::REF_DANGLING,
+                    format!("`{text}` names a `{other}:` URI that no `$id` in the schema defines"),
+                ))
+            }
+        }
+        let path = target
+            .to_file_path()
+            .map_err(|()| RefFailure::new(&codes::REF_INVALID, format!("`{text}` is not a usable file path")))?;
+        let Some(root) = &self.ref_root else {
+            return Err(RefFailure::new(
+                &codes::REF_OUTSIDE_ROOT,
+                format!("`{text}` refers to a file, but no reference root is set, so no file is read"),
+            ));
+        };
+        let outside = || RefFailure {
+            code: &codes::REF_OUTSIDE_ROOT,
+            message: format!("`{text}` resolves to a file outside the reference root, so it is not read"),
+            help: Some("keep referenced files inside the root, or pass --ref-root to widen it".to_string()),
+        };
+        if !path.starts_with(&root.absolute) && !path.starts_with(&root.canonical) {
+            return Err(outside());
+        }
+        let canonical = match std::fs::canonicalize(&path) {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(RefFailure::new(
+                    &codes::REF_DANGLING,
+                    format!("`{text}` names the file `{}`, which does not exist", display_path(&path, self.docs.first())),
+                ))
+            }
+            Err(e) => return Err(RefFailure::new(&codes::REF_UNREADABLE, format!("cannot read `{}`: {e}", display_path(&path, self.docs.first())))),
+        };
+        if !canonical.starts_with(&root.canonical) {
+            let mut failure = outside();
+            failure.message = format!("`{text}` is a link to a file outside the reference root, so it is not read");
+            return Err(failure);
+        }
+        if let Some(doc) = self.docs_by_url.get(&without_fragment(target)) {
+            let root_json = self.json(*doc).map(JsonDoc::root);
+            return match root_json.and_then(|r| self.by_json.get(&(*doc, r))) {
+                Some(id) => Ok(*id),
+                None => Err(RefFailure::new(&codes::REF_DANGLING, format!("`{text}` names a file that is not valid JSON"))),
+            };
+        }
+        if self.docs.len() >= MAX_DOCUMENTS {
+            return Err(RefFailure::new(
+                &codes::REF_UNREADABLE,
+                format!("more than {MAX_DOCUMENTS} files are referenced; `{text}` is not read"),
+            ));
+        }
+        let bytes = std::fs::read(&canonical)
+            .map_err(|e| RefFailure::new(&codes::REF_UNREADABLE, format!("cannot read `{}`: {e}", display_path(&path, self.docs.first()))))?;
+        let mut url = target.clone();
+        url.set_fragment(None);
+        let doc = self
+            .add_document(display_path(&path, self.docs.first()), url, bytes, None, false)
+            .ok_or_else(|| RefFailure::new(&codes::REF_UNREADABLE, "too many documents"))?;
+        let root_json = self.json(doc).map(JsonDoc::root);
+        match root_json.and_then(|r| self.by_json.get(&(doc, r))) {
+            Some(id) => Ok(*id),
+            None => Err(RefFailure::new(
+                &codes::REF_DANGLING,
+                format!("`{text}` names `{}`, which is not valid JSON (see the error for that file)", display_path(&path, self.docs.first())),
+            )),
+        }
+    }
+}
+
+fn without_fragment(url: &Url) -> String {
+    let mut u = url.clone();
+    u.set_fragment(None);
+    u.to_string()
+}
+
+fn fallback_url() -> Url {
+    // Reached only for a document id from another workspace; every workspace has a document.
+    match Url::parse("file:///") {
+        Ok(url) => url,
+        Err(_) => Url::from_directory_path("/").unwrap_or_else(|()| fallback_url()),
+    }
+}
+
+/// How a referenced file is named in diagnostics: beside the main file's name when it is in
+/// the main file's folder or below, else relative to the current directory, else absolute.
+fn display_path(path: &Path, main: Option<&Document>) -> String {
+    if let Some(main) = main {
+        let main_dir = main.url.to_file_path().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+        let shown_dir = Path::new(&main.display).parent().map(Path::to_path_buf).unwrap_or_default();
+        if let Some(relative) = main_dir.as_deref().and_then(|dir| path.strip_prefix(dir).ok()) {
+            return shown_dir.join(relative).display().to_string();
+        }
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match path.strip_prefix(&cwd) {
+        Ok(relative) => relative.display().to_string(),
+        Err(_) => path.display().to_string(),
+    }
+}
+
+fn locate(doc: &Document, pointer: String, span: Span) -> Location {
+    let (line, column) = doc.lines.line_col(&doc.text, span.start());
+    Location {
+        file: doc.display.clone(),
+        pointer,
+        span,
+        line,
+        column,
+    }
+}
+
+fn suggest_type(name: &str) -> String {
+    let suggestion = match name.to_lowercase().as_str() {
+        "int" | "int32" | "int64" | "long" | "short" => "integer",
+        "float" | "double" | "decimal" | "numeric" => "number",
+        "bool" => "boolean",
+        "str" | "text" | "date" | "datetime" | "timestamp" => "string",
+        "list" => "array",
+        "map" | "dict" | "struct" | "record" => "object",
+        _ => return "types are null, boolean, object, array, number, integer and string".to_string(),
+    };
+    format!("did you mean `{suggestion}`?")
+}
