@@ -18,7 +18,8 @@ pub const EXIT_SCHEMA_ERRORS: u8 = 1;
 /// Exit code: usage errors, and files that cannot be read.
 pub const EXIT_USAGE: u8 = 2;
 
-const ABOUT: &str = "Preview the Iceberg table that an Amazon Kinesis or MSK streaming-tables channel \
+const ABOUT: &str =
+    "Preview the Iceberg table that an Amazon Kinesis or MSK streaming-tables channel \
 creates from a JSON Schema, and every problem in the schema, before anything is registered.";
 
 const EXAMPLES: &str = "\
@@ -103,7 +104,8 @@ struct CompileArgs {
 }
 
 fn parse_draft(text: &str) -> Result<Draft, String> {
-    Draft::from_flag(text).ok_or_else(|| format!("`{text}` is not a supported draft: use 04, 06 or 07"))
+    Draft::from_flag(text)
+        .ok_or_else(|| format!("`{text}` is not a supported draft: use 04, 06 or 07"))
 }
 
 /// Everything `compile` needs besides the schema bytes.
@@ -137,7 +139,9 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => EXIT_OK,
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    EXIT_OK
+                }
                 _ => EXIT_USAGE,
             });
         }
@@ -156,7 +160,10 @@ fn usage_error(message: &str) -> ExitCode {
 fn run_compile(args: CompileArgs) -> ExitCode {
     if let Some(root) = &args.ref_root {
         if !root.is_dir() {
-            return usage_error(&format!("--ref-root `{}` is not a directory", root.display()));
+            return usage_error(&format!(
+                "--ref-root `{}` is not a directory",
+                root.display()
+            ));
         }
     }
     let from_stdin = args.schema.as_os_str() == "-";
@@ -173,7 +180,11 @@ fn run_compile(args: CompileArgs) -> ExitCode {
         }
     };
     let request = CompileRequest {
-        name: if from_stdin { "<stdin>".to_string() } else { args.schema.display().to_string() },
+        name: if from_stdin {
+            "<stdin>".to_string()
+        } else {
+            args.schema.display().to_string()
+        },
         path: (!from_stdin).then(|| args.schema.clone()),
         partition: args.partition,
         draft: args.draft,
@@ -182,11 +193,17 @@ fn run_compile(args: CompileArgs) -> ExitCode {
     let color = match args.color {
         ColorWhen::Always => true,
         ColorWhen::Never => false,
-        ColorWhen::Auto => anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never,
+        ColorWhen::Auto => {
+            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
     };
     let outcome = compile_bytes(&request, bytes, args.format, color);
     let mut stdout = std::io::stdout().lock();
-    if stdout.write_all(outcome.stdout.as_bytes()).and_then(|()| stdout.flush()).is_err() {
+    if stdout
+        .write_all(outcome.stdout.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
         return ExitCode::from(EXIT_USAGE);
     }
     ExitCode::from(outcome.exit)
@@ -194,7 +211,12 @@ fn run_compile(args: CompileArgs) -> ExitCode {
 
 /// Compiles schema bytes and renders the result; the whole `compile` command but for reading
 /// the file and writing the output.
-pub fn compile_bytes(request: &CompileRequest, bytes: Vec<u8>, format: Format, color: bool) -> Outcome {
+pub fn compile_bytes(
+    request: &CompileRequest,
+    bytes: Vec<u8>,
+    format: Format,
+    color: bool,
+) -> Outcome {
     let cwd = std::env::current_dir().unwrap_or_default();
     let absolute = match &request.path {
         Some(path) => std::path::absolute(path).unwrap_or_else(|_| cwd.join(path)),
@@ -228,13 +250,18 @@ pub fn compile_bytes(request: &CompileRequest, bytes: Vec<u8>, format: Format, c
     };
     Outcome {
         stdout,
-        exit: if compiled.has_errors() { EXIT_SCHEMA_ERRORS } else { EXIT_OK },
+        exit: if compiled.has_errors() {
+            EXIT_SCHEMA_ERRORS
+        } else {
+            EXIT_OK
+        },
     }
 }
 
 fn render_json(compiled: &Compiled) -> String {
     let value = report::to_json(compiled);
-    let mut text = serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut text =
+        serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     text.push('\n');
     text
 }

@@ -37,9 +37,9 @@ fn table(out: &mut String, schema: &Schema) {
     let fields = schema.as_struct().fields();
     let _ = writeln!(
         out,
-        "table schema (schema-id {}, {} columns, highest field id {})",
+        "table schema (schema-id {}, {}, highest field id {})",
         schema.schema_id(),
-        fields.len(),
+        plural(fields.len(), "column"),
         schema.highest_field_id()
     );
     tree(out, fields, "");
@@ -50,7 +50,11 @@ fn tree(out: &mut String, fields: &[NestedFieldRef], indent: &str) {
     for (i, field) in fields.iter().enumerate() {
         let last = i + 1 == count;
         let branch = if last { "└─ " } else { "├─ " };
-        let requirement = if field.required { "required" } else { "optional" };
+        let requirement = if field.required {
+            "required"
+        } else {
+            "optional"
+        };
         let _ = write!(
             out,
             "{indent}{branch}{} {}: {} ({requirement})",
@@ -66,7 +70,11 @@ fn tree(out: &mut String, fields: &[NestedFieldRef], indent: &str) {
         match field.field_type.as_ref() {
             Type::Struct(s) => tree(out, s.fields(), &child_indent),
             Type::List(l) => tree(out, std::slice::from_ref(&l.element_field), &child_indent),
-            Type::Map(m) => tree(out, &[m.key_field.clone(), m.value_field.clone()], &child_indent),
+            Type::Map(m) => tree(
+                out,
+                &[m.key_field.clone(), m.value_field.clone()],
+                &child_indent,
+            ),
             Type::Primitive(_) => {}
         }
     }
@@ -94,7 +102,9 @@ fn shorten(doc: &str) -> String {
 fn partition(out: &mut String, schema: &Schema, spec: &PartitionSpec) {
     let _ = writeln!(out, "partition spec (spec-id {})", spec.spec_id());
     if spec.fields().is_empty() {
-        out.push_str("└─ unpartitioned (pass --partition FIELD: the channel needs one hourly partition)\n");
+        out.push_str(
+            "└─ unpartitioned (pass --partition FIELD: the channel needs one hourly partition)\n",
+        );
         return;
     }
     let count = spec.fields().len();
@@ -120,9 +130,14 @@ fn level(severity: Severity) -> Level<'static> {
 /// One diagnostic in rustc's style: title with code, `file:line:col`, the source line and a
 /// label, then the pointer, field and help.
 pub fn diagnostic(ws: &Workspace, d: &Diagnostic, color: bool) -> String {
-    let document = ws.documents().iter().find(|doc| doc.display == d.location.file);
+    let document = ws
+        .documents()
+        .iter()
+        .find(|doc| doc.display == d.location.file);
     let source = document.and_then(|doc| doc.text_str());
-    let title = level(d.severity).primary_title(d.message.as_str()).id(d.code);
+    let title = level(d.severity)
+        .primary_title(d.message.as_str())
+        .id(d.code);
     let mut footer = Vec::new();
     let pointer = if d.location.pointer.is_empty() {
         "(root)".to_string()
@@ -149,12 +164,16 @@ pub fn diagnostic(ws: &Workspace, d: &Diagnostic, color: bool) -> String {
         None => {
             let origin = annotate_snippets::Origin::path(d.location.file.as_str())
                 .line(d.location.line)
-                .char_column(d.location.column.saturating_sub(1));
+                .char_column(d.location.column);
             let g = title.element(origin);
             footer.into_iter().fold(g, |g, m| g.element(m))
         }
     };
-    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    let renderer = if color {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
     renderer.render(&[group])
 }
 
@@ -163,11 +182,16 @@ pub fn diagnostic(ws: &Workspace, d: &Diagnostic, color: bool) -> String {
 fn line_window<'t>(text: &'t str, d: &Diagnostic) -> Option<(&'t str, std::ops::Range<usize>)> {
     let start = d.location.span.start().min(text.len());
     let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
-    let line_end = text.get(start..)?.find('\n').map_or(text.len(), |i| start + i);
+    let line_end = text
+        .get(start..)?
+        .find('\n')
+        .map_or(text.len(), |i| start + i);
     let line = text.get(line_start..line_end)?;
     let line = line.strip_suffix('\r').unwrap_or(line);
     let from = start - line_start;
-    let to = (d.location.span.end().max(start + 1) - line_start).min(line.len()).max(from);
+    let to = (d.location.span.end().max(start + 1) - line_start)
+        .min(line.len())
+        .max(from);
     Some((line, from..to))
 }
 
@@ -184,9 +208,12 @@ pub fn summary(compiled: &Compiled) -> String {
     );
     match &compiled.schema {
         Some(schema) => format!(
-            "compiled: {} columns, {} fields in all; {counts}",
-            schema.as_struct().fields().len(),
-            schema.highest_field_id()
+            "compiled: {}, {} in all; {counts}",
+            plural(schema.as_struct().fields().len(), "column"),
+            plural(
+                usize::try_from(schema.highest_field_id()).unwrap_or(0),
+                "field"
+            )
         ),
         None => format!("failed: the schema does not compile; {counts}"),
     }

@@ -3,6 +3,9 @@
 //!
 //! A fixture passes command-line options in a root `"$comment": "args: --partition ts"`.
 
+// A test should stop loudly on a broken fixture; the no-panic rule is for code that reads input.
+#![allow(clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 
 use schema2iceberg::{compile_bytes, CompileRequest, Format};
@@ -42,7 +45,10 @@ fn check(path: &Path) -> String {
     };
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {
-        let value = rest.next().expect("every fixture flag takes a value").clone();
+        let value = rest
+            .next()
+            .expect("every fixture flag takes a value")
+            .clone();
         match flag.as_str() {
             "--partition" => request.partition.push(value),
             "--draft" => request.draft = Some(Draft::from_flag(&value).expect("valid draft")),

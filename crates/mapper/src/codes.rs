@@ -140,6 +140,10 @@ codes! {
         "The partition field is not in `required`, but the channel makes it required; records without it go to the dead-letter queue.",
         "Add the field to `required`, so the schema says what the channel does.",
         "--partition event_time, with event_time not in required";
+    PARTITION_PARENT_OPTIONAL = "partition-parent-optional", Warning,
+        "The partition field is inside an optional struct; records without the struct have no partition value and go to the dead-letter queue.",
+        "List each enclosing struct in its parent's `required`.",
+        "--partition meta.event_time, with meta not in required";
     MULTIPLE_PARTITIONS = "multiple-partitions", Error,
         "More than one partition field is given, and the channel supports exactly one.",
         "Give one --partition.",

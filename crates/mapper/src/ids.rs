@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use iceberg::spec::{ListType, MapType, NestedField, NestedFieldRef, PrimitiveType, StructType, Type};
+use iceberg::spec::{
+    ListType, MapType, NestedField, NestedFieldRef, PrimitiveType, StructType, Type,
+};
 
 use crate::model::{Column, Ty};
 

@@ -65,12 +65,17 @@ pub struct Compiled {
 impl Compiled {
     /// Whether any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
     }
 
     /// How many diagnostics have `severity`.
     pub fn count(&self, severity: Severity) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
     }
 }
 
@@ -82,7 +87,8 @@ pub fn compile_source(name: &str, text: &str, options: &CompileOptions) -> Compi
         .or_else(|_| Url::parse("file:///schema.json"));
     match base {
         Ok(base) => {
-            let ws = Workspace::from_bytes(name, text.as_bytes().to_vec(), base, LoadOptions::default());
+            let ws =
+                Workspace::from_bytes(name, text.as_bytes().to_vec(), base, LoadOptions::default());
             compile(&ws, options)
         }
         Err(_) => Compiled {
@@ -149,7 +155,10 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
                     Err(e) => diagnostics.push(Diagnostic::new(
                         &codes::ICEBERG_REJECTED,
                         root_location(ws),
-                        format!("the Iceberg library rejected the partition spec: {}", e.message()),
+                        format!(
+                            "the Iceberg library rejected the partition spec: {}",
+                            e.message()
+                        ),
                     )),
                 }
                 schema = Some(s);
@@ -202,7 +211,10 @@ fn tidy(ws: &Workspace, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .collect();
     kept.sort_by_key(|d| {
         (
-            file_order.get(d.location.file.as_str()).copied().unwrap_or(usize::MAX),
+            file_order
+                .get(d.location.file.as_str())
+                .copied()
+                .unwrap_or(usize::MAX),
             d.location.span.start,
         )
     });

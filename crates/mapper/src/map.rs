@@ -4,27 +4,25 @@
 use std::collections::{HashMap, HashSet};
 
 use iceberg::spec::PrimitiveType;
-use schema2iceberg_parser::{
-    Code, Diagnostic, Exclusive, Items, Keyword, Keywords, Location, Number, Property, SchemaId,
-    SchemaKind, TypeName, Workspace,
-};
 use schema2iceberg_parser::json::JsonValue;
+use schema2iceberg_parser::{
+    Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Location, Number, Property,
+    SchemaId, SchemaKind, TypeName, Workspace,
+};
 
 use crate::codes;
 use crate::model::{Column, Slot, Ty};
 
 /// Deepest nesting of structs, lists and maps that the channel accepts.
 pub const MAX_NESTING: usize = 16;
-/// Most columns (struct fields, list elements, map keys and values) one compile may produce.
+/// Most columns (struct fields, list elements and map values) one compile may produce.
 pub const MAX_COLUMNS: usize = 100_000;
 /// Deepest chain of `$ref`/`allOf` steps the walk follows.
 const MAX_FRAMES: usize = 200;
 /// The first integer that does not fit in int32.
 const TWO_POW_31: &str = "2147483648";
-/// The last integer below the int32 range, minus one: an exclusive minimum below it lets
-/// values below −2^31 in.
+/// −2^31 − 1, the first integer below the int32 range.
 const BELOW_INT32_MIN: &str = "-2147483649";
-const INT32_MIN: &str = "-2147483648";
 /// Largest decimal scale with Iceberg's maximum precision of 38.
 const MAX_SCALE: u64 = 38;
 
@@ -39,6 +37,7 @@ pub(crate) struct Mapper<'w> {
     ws: &'w Workspace,
     pub diagnostics: Vec<Diagnostic>,
     reported: HashSet<SchemaId>,
+    reported_docs: HashSet<schema2iceberg_parser::DocId>,
     /// `$ref` targets being expanded on the current path, with the schema holding each `$ref`.
     ref_stack: Vec<(SchemaId, SchemaId)>,
     frames: usize,
@@ -99,6 +98,7 @@ impl<'w> Mapper<'w> {
             ws,
             diagnostics: Vec::new(),
             reported: HashSet::new(),
+            reported_docs: HashSet::new(),
             ref_stack: Vec::new(),
             frames: 0,
             columns: 0,
@@ -106,7 +106,13 @@ impl<'w> Mapper<'w> {
         }
     }
 
-    fn emit(&mut self, code: &Code, location: Location, message: String, field: &str) -> &mut Diagnostic {
+    fn emit(
+        &mut self,
+        code: &Code,
+        location: Location,
+        message: String,
+        field: &str,
+    ) -> &mut Diagnostic {
         self.diagnostics
             .push(Diagnostic::new(code, location, message).with_field(field));
         let last = self.diagnostics.len() - 1;
@@ -118,10 +124,15 @@ impl<'w> Mapper<'w> {
         self.ws.keyword_location(schema, at)
     }
 
-    fn report_problems(&mut self, id: SchemaId) {
+    fn report_problems(&mut self, id: SchemaId, field: &str) {
         if self.reported.insert(id) {
             if let Some(schema) = self.ws.schema(id) {
-                self.diagnostics.extend(schema.problems.iter().cloned());
+                self.diagnostics
+                    .extend(schema.problems.iter().map(|p| p.clone().with_field(field)));
+                if self.reported_docs.insert(schema.doc) {
+                    self.diagnostics
+                        .extend(self.ws.document_diagnostics(schema.doc).iter().cloned());
+                }
             }
         }
     }
@@ -151,7 +162,7 @@ impl<'w> Mapper<'w> {
     }
 
     fn map_schema_inner(&mut self, id: SchemaId, field: &str, depth: usize) -> Option<Mapped> {
-        self.report_problems(id);
+        self.report_problems(id, field);
         let ws = self.ws;
         let schema = ws.schema(id)?;
         match &schema.kind {
@@ -234,8 +245,25 @@ impl<'w> Mapper<'w> {
         }
     }
 
-    fn follow_ref(&mut self, id: SchemaId, k: &Keywords, field: &str, depth: usize) -> Option<Mapped> {
-        let reference = k.reference.as_ref()?;
+    fn follow_ref(
+        &mut self,
+        id: SchemaId,
+        k: &Keywords,
+        field: &str,
+        depth: usize,
+    ) -> Option<Mapped> {
+        self.warn_ref_siblings(id, k, field);
+        let target = self.ref_target(id, k, field)?;
+        self.ref_stack.push((target, id));
+        let mapped = self.map_schema(target, field, depth);
+        self.ref_stack.pop();
+        mapped
+    }
+
+    fn warn_ref_siblings(&mut self, id: SchemaId, k: &Keywords, field: &str) {
+        let Some(reference) = k.reference.as_ref() else {
+            return;
+        };
         let siblings: Vec<&str> = k
             .keys
             .iter()
@@ -244,7 +272,11 @@ impl<'w> Mapper<'w> {
             .collect();
         if !siblings.is_empty() {
             let location = self.at(id, reference.at);
-            let names = siblings.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+            let names = siblings
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             self.emit(
                 &codes::REF_SIBLING_IGNORED,
                 location,
@@ -255,11 +287,6 @@ impl<'w> Mapper<'w> {
             )
             .help = Some("move the keyword into the referenced schema, or write `\"allOf\": [{\"$ref\": …}, {…}]`".to_string());
         }
-        let target = self.ref_target(id, k, field)?;
-        self.ref_stack.push((target, id));
-        let mapped = self.map_schema(target, field, depth);
-        self.ref_stack.pop();
-        mapped
     }
 
     /// Follows `$ref`s from `id` to a schema without one (for `allOf`/`anyOf` branches).
@@ -267,7 +294,7 @@ impl<'w> Mapper<'w> {
         let mut at = id;
         let mut seen = vec![id];
         loop {
-            self.report_problems(at);
+            self.report_problems(at, field);
             let ws = self.ws;
             let Some(k) = ws.keywords(at) else {
                 return Some(at);
@@ -275,8 +302,19 @@ impl<'w> Mapper<'w> {
             if k.reference.is_none() {
                 return Some(at);
             }
+            self.warn_ref_siblings(at, k, field);
             let target = self.ref_target(at, k, field)?;
-            if seen.contains(&target) || seen.len() > MAX_FRAMES {
+            if seen.len() > MAX_FRAMES {
+                let location = ws.schema_location(at);
+                self.emit(
+                    &codes::SCHEMA_TOO_DEEP,
+                    location,
+                    format!("this chain of `$ref`s is more than {MAX_FRAMES} steps long"),
+                    field,
+                );
+                return None;
+            }
+            if seen.contains(&target) {
                 let location = ws.schema_location(at);
                 self.emit(
                     &codes::REF_CYCLE,
@@ -300,13 +338,26 @@ impl<'w> Mapper<'w> {
         ok.then_some(parts)
     }
 
-    fn collect_parts(&mut self, id: SchemaId, field: &str, parts: &mut Vec<SchemaId>, ok: &mut bool, level: usize) {
-        if parts.contains(&id) || level > MAX_FRAMES || self.ref_stack.iter().any(|(t, _)| *t == id) && level > 0 {
+    fn collect_parts(
+        &mut self,
+        id: SchemaId,
+        field: &str,
+        parts: &mut Vec<SchemaId>,
+        ok: &mut bool,
+        level: usize,
+    ) {
+        if parts.contains(&id)
+            || level > MAX_FRAMES
+            || self.ref_stack.iter().any(|(t, _)| *t == id) && level > 0
+        {
             let location = self.ws.schema_location(id);
             self.emit(
                 &codes::REF_CYCLE,
                 location,
-                format!("`allOf` includes {} inside itself", self.describe_schema(id)),
+                format!(
+                    "`allOf` includes {} inside itself",
+                    self.describe_schema(id)
+                ),
                 field,
             );
             *ok = false;
@@ -319,7 +370,9 @@ impl<'w> Mapper<'w> {
                 if let Some(all_of) = &k.all_of {
                     for branch in &all_of.value {
                         match self.resolve_chain(*branch, field) {
-                            Some(resolved) => self.collect_parts(resolved, field, parts, ok, level + 1),
+                            Some(resolved) => {
+                                self.collect_parts(resolved, field, parts, ok, level + 1)
+                            }
                             None => *ok = false,
                         }
                     }
@@ -328,16 +381,30 @@ impl<'w> Mapper<'w> {
             Some(SchemaKind::Bool(true)) => {}
             Some(SchemaKind::Bool(false)) => {
                 let location = ws.schema_location(id);
-                self.emit(&codes::NEVER_VALID, location, "an `allOf` branch is `false`, so no value is valid".to_string(), field);
+                self.emit(
+                    &codes::NEVER_VALID,
+                    location,
+                    "an `allOf` branch is `false`, so no value is valid".to_string(),
+                    field,
+                );
                 *ok = false;
             }
             Some(SchemaKind::Invalid) | None => *ok = false,
         }
     }
 
-    fn map_parts(&mut self, id: SchemaId, parts: &[SchemaId], field: &str, depth: usize) -> Option<Mapped> {
+    fn map_parts(
+        &mut self,
+        id: SchemaId,
+        parts: &[SchemaId],
+        field: &str,
+        depth: usize,
+    ) -> Option<Mapped> {
         let ws = self.ws;
-        let kws: Vec<(SchemaId, &Keywords)> = parts.iter().filter_map(|p| Some((*p, ws.keywords(*p)?))).collect();
+        let kws: Vec<(SchemaId, &Keywords)> = parts
+            .iter()
+            .filter_map(|p| Some((*p, ws.keywords(*p)?)))
+            .collect();
         for (sid, k) in &kws {
             for (name, at) in &k.keys {
                 if UNENFORCED.contains(&name.as_str()) {
@@ -351,7 +418,23 @@ impl<'w> Mapper<'w> {
                 }
             }
         }
-        let doc = kws.iter().find_map(|(_, k)| k.description.as_ref().map(|d| d.value.clone()));
+        let doc = kws
+            .iter()
+            .find_map(|(_, k)| k.description.as_ref().map(|d| d.value.clone()));
+        if let Some((sid, k)) = kws
+            .iter()
+            .find(|(_, k)| k.any_of.is_some() && k.one_of.is_some())
+        {
+            let at = k.key("oneOf").unwrap_or(ws.schema(*sid)?.at);
+            let location = self.at(*sid, at);
+            self.emit(
+                &codes::UNSUPPORTED_COMPOSITION,
+                location,
+                "`anyOf` and `oneOf` in one schema have no Iceberg type".to_string(),
+                field,
+            );
+            return None;
+        }
         let composition = kws.iter().find_map(|(sid, k)| {
             k.any_of
                 .as_ref()
@@ -365,26 +448,41 @@ impl<'w> Mapper<'w> {
         }
 
         let declared = self.declared_types(&kws, field)?;
-        let first = |f: fn(&Keywords) -> bool| kws.iter().find(|(_, k)| f(k)).map(|(s, k)| (*s, *k));
+        let first =
+            |f: fn(&Keywords) -> bool| kws.iter().find(|(_, k)| f(k)).map(|(s, k)| (*s, *k));
         let enum_part = first(|k| k.enum_values.is_some() || k.const_value.is_some());
-        let mut nullable = declared.as_ref().is_some_and(|(_, t)| t.contains(&TypeName::Null));
+        let mut nullable = declared
+            .as_ref()
+            .is_some_and(|(_, t)| t.contains(&TypeName::Null));
 
         let location = ws.schema_location(id);
         let ty = if let Some((sid, k)) = enum_part {
-            let (keyword, values): (&str, Vec<schema2iceberg_parser::json::JsonId>) = match (&k.enum_values, &k.const_value) {
-                (Some(e), _) => ("enum", e.value.clone()),
-                (None, Some(c)) => ("const", vec![c.value]),
-                (None, None) => ("enum", Vec::new()),
-            };
+            let (keyword, values): (&str, Vec<schema2iceberg_parser::json::JsonId>) =
+                match (&k.enum_values, &k.const_value) {
+                    (Some(e), _) => ("enum", e.value.clone()),
+                    (None, Some(c)) => ("const", vec![c.value]),
+                    (None, None) => ("enum", Vec::new()),
+                };
             let doc_id = ws.schema(sid).map(|s| s.doc)?;
             nullable |= values.iter().any(|v| is_null(ws.json_value(doc_id, *v)));
-            let non_null: Vec<_> = values.iter().filter(|v| !is_null(ws.json_value(doc_id, **v))).collect();
+            let non_null: Vec<_> = values
+                .iter()
+                .filter(|v| !is_null(ws.json_value(doc_id, **v)))
+                .collect();
             if non_null.is_empty() {
                 let at = self.at(sid, k.key(keyword).unwrap_or(ws.schema(sid)?.at));
-                self.emit(&codes::NULL_TYPE, at, format!("`{keyword}` admits only null, and Iceberg has no null type"), field);
+                self.emit(
+                    &codes::NULL_TYPE,
+                    at,
+                    format!("`{keyword}` admits only null, and Iceberg has no null type"),
+                    field,
+                );
                 return None;
             }
-            if let Some(bad) = non_null.iter().find(|v| !matches!(ws.json_value(doc_id, ***v), JsonValue::String(_))) {
+            if let Some(bad) = non_null
+                .iter()
+                .find(|v| !matches!(ws.json_value(doc_id, ***v), JsonValue::String(_)))
+            {
                 let at = self.at(sid, **bad);
                 let shown = short_json(ws.json_value(doc_id, **bad));
                 self.emit(
@@ -395,13 +493,22 @@ impl<'w> Mapper<'w> {
                 );
             }
             if declared.is_none() {
-                self.emit(&codes::TYPE_IMPLIED, location.clone(), format!("no `type`: string is implied by `{keyword}`"), field);
+                self.emit(
+                    &codes::TYPE_IMPLIED,
+                    location.clone(),
+                    format!("no `type`: string is implied by `{keyword}`"),
+                    field,
+                );
             }
             Ty::Primitive(PrimitiveType::String)
         } else {
             let single = match &declared {
                 Some((at, types)) => {
-                    let non_null: Vec<TypeName> = types.iter().copied().filter(|t| *t != TypeName::Null).collect();
+                    let non_null: Vec<TypeName> = types
+                        .iter()
+                        .copied()
+                        .filter(|t| *t != TypeName::Null)
+                        .collect();
                     match non_null.as_slice() {
                         [] => {
                             self.emit(
@@ -415,20 +522,30 @@ impl<'w> Mapper<'w> {
                         }
                         [one] => *one,
                         many => {
-                            let names = many.iter().map(|t| format!("`{}`", t.as_str())).collect::<Vec<_>>().join(", ");
+                            let names = many
+                                .iter()
+                                .map(|t| format!("`{}`", t.as_str()))
+                                .collect::<Vec<_>>()
+                                .join(", ");
                             self.emit(
                                 &codes::UNION_TYPE,
                                 at.clone(),
-                                format!("the type allows {names}, and Iceberg has no union type"),
+                                format!("the type allows several types ({names}), and Iceberg has no union type"),
                                 field,
                             )
-                            .help = Some("choose one type; to keep mixed values, store them as a string".to_string());
+                            .help = Some(
+                                "choose one type; to keep mixed values, store them as a string"
+                                    .to_string(),
+                            );
                             return None;
                         }
                     }
                 }
                 None => {
-                    let implied = if kws.iter().any(|(_, k)| k.properties.is_some() || k.additional_properties.is_some()) {
+                    let implied = if kws
+                        .iter()
+                        .any(|(_, k)| k.properties.is_some() || k.additional_properties.is_some())
+                    {
                         Some((TypeName::Object, "`properties` or `additionalProperties`"))
                     } else if kws.iter().any(|(_, k)| k.items.is_some()) {
                         Some((TypeName::Array, "`items`"))
@@ -439,7 +556,12 @@ impl<'w> Mapper<'w> {
                     };
                     match implied {
                         Some((t, by)) => {
-                            self.emit(&codes::TYPE_IMPLIED, location.clone(), format!("no `type`: {} is implied by {by}", t.as_str()), field);
+                            self.emit(
+                                &codes::TYPE_IMPLIED,
+                                location.clone(),
+                                format!("no `type`: {} is implied by {by}", t.as_str()),
+                                field,
+                            );
                             t
                         }
                         None => {
@@ -450,11 +572,14 @@ impl<'w> Mapper<'w> {
                                 if empty {
                                     "`{}` constrains nothing, so the column has no type".to_string()
                                 } else {
-                                    "this schema has no `type`, and nothing in it implies one".to_string()
+                                    "this schema has no `type`, and nothing in it implies one"
+                                        .to_string()
                                 },
                                 field,
                             )
-                            .help = Some("give it a `type` (and a `format` where it matters)".to_string());
+                            .help = Some(
+                                "give it a `type` (and a `format` where it matters)".to_string(),
+                            );
                             return None;
                         }
                     }
@@ -462,7 +587,10 @@ impl<'w> Mapper<'w> {
             };
             match single {
                 TypeName::String => Ty::Primitive(string_type(&kws)),
-                TypeName::Integer => Ty::Primitive(self.integer_type(&kws, field)),
+                TypeName::Integer => {
+                    self.positive_multiple_of(&kws, field)?;
+                    Ty::Primitive(self.integer_type(&kws, field))
+                }
                 TypeName::Number => Ty::Primitive(self.number_type(&kws, field)?),
                 TypeName::Boolean => Ty::Primitive(PrimitiveType::Boolean),
                 TypeName::Object => self.object_type(id, &kws, field, depth)?,
@@ -474,13 +602,18 @@ impl<'w> Mapper<'w> {
     }
 
     /// The `type`s all parts agree on (the intersection; `integer` is a kind of `number`).
-    fn declared_types(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> Option<Option<(Location, Vec<TypeName>)>> {
+    fn declared_types(
+        &mut self,
+        kws: &[(SchemaId, &Keywords)],
+        field: &str,
+    ) -> Option<Option<(Location, Vec<TypeName>)>> {
         let mut result: Option<(Location, Vec<TypeName>)> = None;
         for (sid, k) in kws {
             let Some(types) = &k.types else { continue };
             let location = self.at(*sid, types.at);
             if types.value.is_empty() {
-                continue;
+                // Every name was unknown; `unknown-type` already says so.
+                return None;
             }
             result = match result {
                 None => Some((location, types.value.clone())),
@@ -490,9 +623,11 @@ impl<'w> Mapper<'w> {
                         .filter_map(|t| {
                             if types.value.contains(t) {
                                 Some(*t)
-                            } else if *t == TypeName::Number && types.value.contains(&TypeName::Integer) {
-                                Some(TypeName::Integer)
-                            } else if *t == TypeName::Integer && types.value.contains(&TypeName::Number) {
+                            } else if (*t == TypeName::Number
+                                && types.value.contains(&TypeName::Integer))
+                                || (*t == TypeName::Integer
+                                    && types.value.contains(&TypeName::Number))
+                            {
                                 Some(TypeName::Integer)
                             } else {
                                 None
@@ -505,8 +640,17 @@ impl<'w> Mapper<'w> {
                             location,
                             format!(
                                 "`allOf` branches disagree on the type: {} here, {} at {}",
-                                types.value.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("/"),
-                                current.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("/"),
+                                types
+                                    .value
+                                    .iter()
+                                    .map(|t| t.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join("/"),
+                                current
+                                    .iter()
+                                    .map(|t| t.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join("/"),
                                 first_location.pointer
                             ),
                             field,
@@ -537,14 +681,26 @@ impl<'w> Mapper<'w> {
         }
         let is_null_branch = |id: SchemaId| {
             ws.keywords(id).is_some_and(|k| {
-                k.types.as_ref().is_some_and(|t| t.value == [TypeName::Null])
-                    && k.keys.iter().all(|(n, _)| matches!(n.as_str(), "type" | "description" | "title" | "$comment"))
+                k.types
+                    .as_ref()
+                    .is_some_and(|t| t.value == [TypeName::Null])
+                    && k.keys.iter().all(|(n, _)| {
+                        matches!(n.as_str(), "type" | "description" | "title" | "$comment")
+                    })
             })
         };
         let nulls = resolved.iter().filter(|(_, r)| is_null_branch(*r)).count();
-        let others: Vec<SchemaId> = resolved.iter().filter(|(_, r)| !is_null_branch(*r)).map(|(b, _)| *b).collect();
+        let others: Vec<SchemaId> = resolved
+            .iter()
+            .filter(|(_, r)| !is_null_branch(*r))
+            .map(|(b, _)| *b)
+            .collect();
         let beside = kws.iter().any(|(_, k)| {
-            k.types.is_some() || k.properties.is_some() || k.items.is_some() || k.enum_values.is_some() || k.format.is_some()
+            k.types.is_some()
+                || k.properties.is_some()
+                || k.items.is_some()
+                || k.enum_values.is_some()
+                || k.format.is_some()
         });
         match (nulls, others.as_slice()) {
             (1, [other]) if !beside => {
@@ -555,8 +711,13 @@ impl<'w> Mapper<'w> {
             _ => {
                 let what = if beside {
                     format!("`{keyword}` beside `type` or other type keywords")
+                } else if others.len() == 1 && nulls == 0 {
+                    format!("`{keyword}` of a single schema")
                 } else if nulls == 0 {
-                    format!("`{keyword}` of {} schemas without `{{\"type\": \"null\"}}`", others.len())
+                    format!(
+                        "`{keyword}` of {} schemas without `{{\"type\": \"null\"}}`",
+                        others.len()
+                    )
                 } else {
                     format!("`{keyword}` of {} non-null schemas", others.len())
                 };
@@ -566,7 +727,12 @@ impl<'w> Mapper<'w> {
                     format!("{what} has no Iceberg type; only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column"),
                     field,
                 )
-                .help = Some("replace it with one schema; to keep mixed values, store them as a string".to_string());
+                .help = Some(if others.len() == 1 && nulls == 0 {
+                    format!("write the schema without the `{keyword}` wrapper")
+                } else {
+                    "replace it with one schema; to keep mixed values, store them as a string"
+                        .to_string()
+                });
                 None
             }
         }
@@ -574,17 +740,35 @@ impl<'w> Mapper<'w> {
 
     fn integer_type(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> PrimitiveType {
         let limit = Number::from_json_text(TWO_POW_31);
-        let maximum = kws.iter().find_map(|(s, k)| k.maximum.as_ref().map(|m| (*s, m)));
-        let exclusive = kws.iter().find_map(|(s, k)| k.exclusive_maximum.as_ref().map(|m| (*s, m)));
+        let maximum = kws
+            .iter()
+            .find_map(|(s, k)| k.maximum.as_ref().map(|m| (*s, m)));
+        let exclusive = kws
+            .iter()
+            .find_map(|(s, k)| k.exclusive_maximum.as_ref().map(|m| (*s, m)));
         let at_most = |n: &Number| n.cmp_exact(&limit).is_le();
         let by_exclusive = matches!(exclusive, Some((_, Keyword { value: Exclusive::Bound(b), .. })) if at_most(b));
         let by_maximum = maximum.is_some_and(|(_, m)| at_most(&m.value));
         if !(by_exclusive || by_maximum) {
             return PrimitiveType::Long;
         }
-        let exclusive_flag = matches!(exclusive, Some((_, Keyword { value: Exclusive::Flag(true), .. })));
+        let exclusive_flag = matches!(
+            exclusive,
+            Some((
+                _,
+                Keyword {
+                    value: Exclusive::Flag(true),
+                    ..
+                }
+            ))
+        );
         if let Some((sid, m)) = maximum {
             if !by_exclusive && !exclusive_flag && m.value.cmp_exact(&limit).is_eq() {
+                let draft = self
+                    .ws
+                    .schema(sid)
+                    .and_then(|s| self.ws.document(s.doc))
+                    .map_or(Draft::Draft07, |d| d.draft);
                 let location = self.at(sid, m.at);
                 self.emit(
                     &codes::INT_RANGE,
@@ -592,21 +776,65 @@ impl<'w> Mapper<'w> {
                     "`maximum` 2147483648 (2^31) makes the column int, but 2147483648 itself does not fit in int32".to_string(),
                     field,
                 )
-                .help = Some("use `maximum: 2147483647`, or `exclusiveMaximum: 2147483648`".to_string());
+                .help = Some(if draft == Draft::Draft04 {
+                    "use `\"maximum\": 2147483647`, or add `\"exclusiveMaximum\": true`".to_string()
+                } else {
+                    "use `\"maximum\": 2147483647`, or `\"exclusiveMaximum\": 2147483648`".to_string()
+                });
             }
         }
-        let minimum = kws.iter().find_map(|(s, k)| k.minimum.as_ref().map(|m| (*s, m)));
-        let exclusive_min = kws.iter().find_map(|(s, k)| k.exclusive_minimum.as_ref().map(|m| (*s, m)));
-        let min_flag = matches!(exclusive_min, Some((_, Keyword { value: Exclusive::Flag(true), .. })));
-        let threshold = Number::from_json_text(if min_flag { BELOW_INT32_MIN } else { INT32_MIN });
-        let low_minimum = minimum.filter(|(_, m)| m.value.cmp_exact(&threshold).is_lt());
+        let minimum = kws
+            .iter()
+            .find_map(|(s, k)| k.minimum.as_ref().map(|m| (*s, m)));
+        let exclusive_min = kws
+            .iter()
+            .find_map(|(s, k)| k.exclusive_minimum.as_ref().map(|m| (*s, m)));
+        let min_flag = matches!(
+            exclusive_min,
+            Some((
+                _,
+                Keyword {
+                    value: Exclusive::Flag(true),
+                    ..
+                }
+            ))
+        );
+        // The lowest allowed integer is below −2^31 when: an inclusive minimum m ≤ −2^31 − 1;
+        // a draft-04 exclusive minimum m < −2^31 − 1; a numeric exclusiveMinimum x < −2^31 − 1.
+        // With both bounds, the tighter one decides, so both must be too low.
+        let below = Number::from_json_text(BELOW_INT32_MIN);
+        let low_minimum = minimum.filter(|(_, m)| {
+            let order = m.value.cmp_exact(&below);
+            if min_flag {
+                order.is_lt()
+            } else {
+                order.is_le()
+            }
+        });
         let low_exclusive = exclusive_min.and_then(|(s, k)| match &k.value {
-            Exclusive::Bound(b) if b.cmp_exact(&Number::from_json_text(BELOW_INT32_MIN)).is_lt() => Some((s, k.at, b.as_str().to_string())),
+            Exclusive::Bound(b) if b.cmp_exact(&below).is_lt() => {
+                Some((s, k.at, b.as_str().to_string()))
+            }
             _ => None,
         });
-        let low = low_minimum
-            .map(|(s, m)| (s, m.at, m.value.as_str().to_string()))
-            .or(low_exclusive);
+        let has_bound_exclusive = matches!(
+            exclusive_min,
+            Some((
+                _,
+                Keyword {
+                    value: Exclusive::Bound(_),
+                    ..
+                }
+            ))
+        );
+        let low = match (minimum.is_some(), has_bound_exclusive) {
+            (true, true) => low_minimum
+                .filter(|_| low_exclusive.is_some())
+                .map(|(s, m)| (s, m.at, m.value.as_str().to_string())),
+            _ => low_minimum
+                .map(|(s, m)| (s, m.at, m.value.as_str().to_string()))
+                .or(low_exclusive),
+        };
         if let Some((sid, at, text)) = low {
             let location = self.at(sid, at);
             self.emit(
@@ -620,8 +848,35 @@ impl<'w> Mapper<'w> {
         PrimitiveType::Int
     }
 
+    /// `multipleOf` must be greater than 0 for any type (it only shapes the column for numbers).
+    fn positive_multiple_of(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> Option<()> {
+        let Some((sid, multiple_of)) = kws
+            .iter()
+            .find_map(|(s, k)| k.multiple_of.as_ref().map(|m| (*s, m)))
+        else {
+            return Some(());
+        };
+        if multiple_of.value.is_positive() {
+            return Some(());
+        }
+        let location = self.at(sid, multiple_of.at);
+        self.emit(
+            &codes::INVALID_MULTIPLE_OF,
+            location,
+            format!(
+                "`multipleOf` is {}, but it must be greater than 0",
+                multiple_of.value.as_str()
+            ),
+            field,
+        );
+        None
+    }
+
     fn number_type(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> Option<PrimitiveType> {
-        let Some((sid, multiple_of)) = kws.iter().find_map(|(s, k)| k.multiple_of.as_ref().map(|m| (*s, m))) else {
+        let Some((sid, multiple_of)) = kws
+            .iter()
+            .find_map(|(s, k)| k.multiple_of.as_ref().map(|m| (*s, m)))
+        else {
             return Some(PrimitiveType::Double);
         };
         let location = self.at(sid, multiple_of.at);
@@ -646,7 +901,10 @@ impl<'w> Mapper<'w> {
             return None;
         }
         let scale = u32::try_from(scale).unwrap_or(38);
-        Some(PrimitiveType::Decimal { precision: 38, scale })
+        Some(PrimitiveType::Decimal {
+            precision: 38,
+            scale,
+        })
     }
 
     fn nesting_ok(&mut self, id: SchemaId, field: &str, depth: usize) -> bool {
@@ -664,6 +922,9 @@ impl<'w> Mapper<'w> {
     }
 
     fn count_column(&mut self, id: SchemaId, field: &str) -> bool {
+        if self.halted {
+            return false;
+        }
         self.columns += 1;
         if self.columns <= MAX_COLUMNS {
             return true;
@@ -679,7 +940,13 @@ impl<'w> Mapper<'w> {
         false
     }
 
-    fn object_type(&mut self, id: SchemaId, kws: &[(SchemaId, &Keywords)], field: &str, depth: usize) -> Option<Ty> {
+    fn object_type(
+        &mut self,
+        id: SchemaId,
+        kws: &[(SchemaId, &Keywords)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Ty> {
         if !self.nesting_ok(id, field, depth) {
             return None;
         }
@@ -687,7 +954,9 @@ impl<'w> Mapper<'w> {
         let mut names: Vec<(&str, Vec<(SchemaId, &Property)>)> = Vec::new();
         let mut index: HashMap<&str, usize> = HashMap::new();
         for (sid, k) in kws {
-            let Some(properties) = &k.properties else { continue };
+            let Some(properties) = &k.properties else {
+                continue;
+            };
             for property in &properties.value {
                 match index.get(property.name.as_str()) {
                     Some(i) => {
@@ -713,8 +982,15 @@ impl<'w> Mapper<'w> {
                 );
             }
         }
-        let additional = kws.iter().find_map(|(s, k)| k.additional_properties.as_ref().map(|a| (*s, a)));
-        let value_schema = additional.filter(|(_, a)| matches!(ws.schema(a.value).map(|s| &s.kind), Some(SchemaKind::Object(_))));
+        let additional = kws
+            .iter()
+            .find_map(|(s, k)| k.additional_properties.as_ref().map(|a| (*s, a)));
+        let value_schema = additional.filter(|(_, a)| {
+            matches!(
+                ws.schema(a.value).map(|s| &s.kind),
+                Some(SchemaKind::Object(_))
+            )
+        });
         let required: Vec<(SchemaId, &Keyword<String>)> = kws
             .iter()
             .filter_map(|(s, k)| Some((*s, k.required.as_ref()?)))
@@ -735,11 +1011,18 @@ impl<'w> Mapper<'w> {
             let mut columns = Vec::with_capacity(names.len());
             let mut lowercase: HashMap<String, &str> = HashMap::new();
             for (name, defs) in &names {
-                let Some((parent, property)) = defs.first() else { continue };
+                let Some((parent, property)) = defs.first() else {
+                    continue;
+                };
                 let column_field = join(field, name);
                 let location = ws.property_location(*parent, property);
                 if name.is_empty() {
-                    self.emit(&codes::EMPTY_NAME, location, "a property name is empty, and an Iceberg column needs a name".to_string(), field);
+                    self.emit(
+                        &codes::EMPTY_NAME,
+                        location,
+                        "a property name is empty, and an Iceberg column needs a name".to_string(),
+                        field,
+                    );
                     continue;
                 }
                 if name.chars().any(char::is_uppercase) {
@@ -754,7 +1037,12 @@ impl<'w> Mapper<'w> {
                 match lowercase.get(&name.to_lowercase()) {
                     Some(other) => {
                         let message = format!("columns `{other}` and `{name}` differ only in case; engines that ignore case cannot tell them apart");
-                        self.emit(&codes::CASE_COLLISION, location.clone(), message, &column_field);
+                        self.emit(
+                            &codes::CASE_COLLISION,
+                            location.clone(),
+                            message,
+                            &column_field,
+                        );
                     }
                     None => {
                         lowercase.insert(name.to_lowercase(), name);
@@ -772,7 +1060,11 @@ impl<'w> Mapper<'w> {
                             self.emit(
                                 &codes::ALLOF_CONFLICT,
                                 other_location,
-                                format!("`allOf` branches give `{name}` different types: {} and {}", m.ty.describe(), a.ty.describe()),
+                                format!(
+                                    "`allOf` branches give `{name}` different types: {} and {}",
+                                    m.ty.describe(),
+                                    a.ty.describe()
+                                ),
                                 &column_field,
                             );
                         }
@@ -787,7 +1079,7 @@ impl<'w> Mapper<'w> {
                 if listed && mapped.nullable {
                     self.emit(
                         &codes::REQUIRED_BUT_NULLABLE,
-                        location,
+                        location.clone(),
                         format!("`{name}` is in `required`, but its schema admits null, so the column is optional"),
                         &column_field,
                     );
@@ -797,13 +1089,17 @@ impl<'w> Mapper<'w> {
                     required: listed && !mapped.nullable,
                     doc: mapped.doc,
                     ty: mapped.ty,
-                    schema: property.schema,
+                    location,
+                    listed_required: listed,
                 });
             }
             for (sid, r) in &required {
                 if !index.contains_key(r.value.as_str()) {
                     let location = self.at(*sid, r.at);
-                    let close = names.iter().find(|(n, _)| n.eq_ignore_ascii_case(&r.value)).map(|(n, _)| *n);
+                    let close = names
+                        .iter()
+                        .find(|(n, _)| n.eq_ignore_ascii_case(&r.value))
+                        .map(|(n, _)| *n);
                     let d = self.emit(
                         &codes::REQUIRED_NOT_A_PROPERTY,
                         location,
@@ -818,6 +1114,15 @@ impl<'w> Mapper<'w> {
             return Some(Ty::Struct(columns));
         }
         if let Some((_, a)) = value_schema {
+            for (sid, r) in &required {
+                let location = self.at(*sid, r.at);
+                self.emit(
+                    &codes::REQUIRED_NOT_A_PROPERTY,
+                    location,
+                    format!("`required` lists `{}`, but the object is a map (it has no `properties`), so the key's presence is not enforced by the table", r.value),
+                    field,
+                );
+            }
             let value_field = join(field, "value");
             if !self.count_column(a.value, &value_field) {
                 return None;
@@ -841,13 +1146,27 @@ impl<'w> Mapper<'w> {
         None
     }
 
-    fn array_type(&mut self, id: SchemaId, kws: &[(SchemaId, &Keywords)], field: &str, depth: usize) -> Option<Ty> {
+    fn array_type(
+        &mut self,
+        id: SchemaId,
+        kws: &[(SchemaId, &Keywords)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Ty> {
         if !self.nesting_ok(id, field, depth) {
             return None;
         }
-        let items = kws.iter().find_map(|(s, k)| k.items.as_ref().map(|i| (*s, i)));
+        let items = kws
+            .iter()
+            .find_map(|(s, k)| k.items.as_ref().map(|i| (*s, i)));
         match items {
-            Some((_, Keyword { value: Items::Single(element), .. })) => {
+            Some((
+                _,
+                Keyword {
+                    value: Items::Single(element),
+                    ..
+                },
+            )) => {
                 let element_field = join(field, "element");
                 if !self.count_column(*element, &element_field) {
                     return None;
@@ -885,7 +1204,9 @@ impl<'w> Mapper<'w> {
 }
 
 fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
-    let text = |f: fn(&Keywords) -> Option<&Keyword<String>>| kws.iter().find_map(|(_, k)| f(k)).map(|k| k.value.as_str());
+    let text = |f: fn(&Keywords) -> Option<&Keyword<String>>| {
+        kws.iter().find_map(|(_, k)| f(k)).map(|k| k.value.as_str())
+    };
     match text(|k| k.format.as_ref()) {
         Some("date-time") => return PrimitiveType::Timestamptz,
         Some("date") => return PrimitiveType::Date,
@@ -909,7 +1230,10 @@ fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for (i, c) in chars.iter().enumerate() {
         if c.is_uppercase() {
-            let prev_lower = i > 0 && chars.get(i - 1).is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+            let prev_lower = i > 0
+                && chars
+                    .get(i - 1)
+                    .is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
             let prev_upper = i > 0 && chars.get(i - 1).is_some_and(|p| p.is_uppercase());
             if i > 0 && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {

@@ -1,7 +1,7 @@
 //! The table as the mapper builds it, before field ids: columns, lists and maps.
 
 use iceberg::spec::PrimitiveType;
-use schema2iceberg_parser::SchemaId;
+use schema2iceberg_parser::Location;
 
 /// A column type without field ids.
 #[derive(Debug, Clone)]
@@ -19,8 +19,10 @@ pub(crate) struct Column {
     pub required: bool,
     pub doc: Option<String>,
     pub ty: Ty,
-    /// The property's schema, to point diagnostics at it later.
-    pub schema: SchemaId,
+    /// Where the property's name is written, to point later diagnostics at it.
+    pub location: Location,
+    /// Whether the parent's `required` lists it (it may still be optional, if it admits null).
+    pub listed_required: bool,
 }
 
 /// A list element or a map value.

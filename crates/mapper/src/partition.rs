@@ -6,23 +6,35 @@ use schema2iceberg_parser::{Diagnostic, Location, Workspace};
 use crate::codes;
 use crate::model::{Column, Ty};
 
-/// Finds `path` (dotted, through structs only) among `columns`. Names that themselves contain
-/// dots are matched whole before being split.
+/// Finds `path` (dotted, through structs only) among `columns`. A column whose whole name is
+/// `path` wins; otherwise each struct whose name is a dotted prefix is tried in turn.
 fn find<'c>(columns: &'c mut [Column], path: &str) -> Option<&'c mut Column> {
-    let position = columns.iter().position(|c| {
-        c.name == path
-            || (matches!(c.ty, Ty::Struct(_))
-                && path.strip_prefix(c.name.as_str()).is_some_and(|rest| rest.starts_with('.')))
-    })?;
-    let column = columns.get_mut(position)?;
-    if column.name == path {
-        return Some(column);
+    let route = locate(columns, path)?;
+    let mut current = columns;
+    let (last, steps) = route.split_last()?;
+    for step in steps {
+        match current.get_mut(*step).map(|c| &mut c.ty) {
+            Some(Ty::Struct(children)) => current = children,
+            _ => return None,
+        }
     }
-    let rest = path.get(column.name.len() + 1..)?.to_string();
-    match &mut column.ty {
-        Ty::Struct(children) => find(children, &rest),
-        _ => None,
+    current.get_mut(*last)
+}
+
+/// The indexes that lead to `path`, searched without borrowing mutably.
+fn locate(columns: &[Column], path: &str) -> Option<Vec<usize>> {
+    if let Some(i) = columns.iter().position(|c| c.name == path) {
+        return Some(vec![i]);
     }
+    columns.iter().enumerate().find_map(|(i, c)| {
+        let rest = path.strip_prefix(c.name.as_str())?.strip_prefix('.')?;
+        let Ty::Struct(children) = &c.ty else {
+            return None;
+        };
+        let mut route = locate(children, rest)?;
+        route.insert(0, i);
+        Some(route)
+    })
 }
 
 /// Every timestamptz column reachable through structs, as dotted paths.
@@ -45,11 +57,16 @@ fn usable(columns: &[Column]) -> String {
     let mut found = Vec::new();
     candidates(columns, "", &mut found);
     if found.is_empty() {
-        "no column can be used: none is a string with `format: date-time` outside lists and maps".to_string()
+        "no column can be used: none is a string with `format: date-time` outside lists and maps"
+            .to_string()
     } else {
         format!(
             "columns that can be used: {}",
-            found.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")
+            found
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 }
@@ -78,7 +95,11 @@ pub(crate) fn apply(
                 format!(
                     "{} partition fields were given ({}), but the channel supports exactly one",
                     requested.len(),
-                    requested.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+                    requested
+                        .iter()
+                        .map(|r| format!("`{r}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -97,7 +118,7 @@ pub(crate) fn apply(
         );
         return None;
     };
-    let location = ws.schema_location(column.schema);
+    let location = column.location.clone();
     if !matches!(column.ty, Ty::Primitive(PrimitiveType::Timestamptz)) {
         diagnostics.push(
             Diagnostic::new(
@@ -122,8 +143,58 @@ pub(crate) fn apply(
                 format!("partition field `{path}` is optional in the schema, but the channel makes it required: records without it go to the dead-letter queue"),
             )
             .with_field(path.as_str())
-            .with_help(format!("add \"{}\" to `required` (and remove `null` from its type), so the schema says what the channel does", column.name)),
+            .with_help(if column.listed_required {
+                "remove `null` from its type, so the schema says what the channel does".to_string()
+            } else {
+                format!("add \"{}\" to `required`, so the schema says what the channel does", column.name)
+            }),
+        );
+    }
+    let optional_parents = optional_parents(columns, path);
+    if !optional_parents.is_empty() {
+        let location = find(columns, path)
+            .map(|c| c.location.clone())
+            .unwrap_or_default();
+        diagnostics.push(
+            Diagnostic::new(
+                &codes::PARTITION_PARENT_OPTIONAL,
+                location,
+                format!(
+                    "partition field `{path}` is inside the optional struct {}: records without it have no partition value and go to the dead-letter queue",
+                    optional_parents.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+                ),
+            )
+            .with_field(path.as_str())
+            .with_help("list each enclosing struct in its parent's `required`"),
         );
     }
     Some(path.clone())
+}
+
+/// The dotted paths of the optional structs that enclose `path`.
+fn optional_parents(columns: &[Column], path: &str) -> Vec<String> {
+    let Some(route) = locate(columns, path) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut current = columns;
+    let mut prefix = String::new();
+    for step in route.iter().take(route.len().saturating_sub(1)) {
+        let Some(column) = current.get(*step) else {
+            break;
+        };
+        prefix = if prefix.is_empty() {
+            column.name.clone()
+        } else {
+            format!("{prefix}.{}", column.name)
+        };
+        if !column.required {
+            found.push(prefix.clone());
+        }
+        match &column.ty {
+            Ty::Struct(children) => current = children,
+            _ => break,
+        }
+    }
+    found
 }

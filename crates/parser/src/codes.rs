@@ -29,7 +29,7 @@ codes! {
         "Fix the syntax at the marked position; comments and trailing commas are not JSON.",
         r#"{"type": "object",}"#;
     JSON_TOO_DEEP = "json-too-deep", Error,
-        "Arrays and objects are nested deeper than the reader's limit of 512 levels.",
+        "Arrays and objects are nested deeper than the reader's limit of 256 levels.",
         "No real schema needs this depth; flatten it, or split it with `$ref`.",
         "[[[[[[… 100000 levels …]]]]]]";
     DUPLICATE_KEY = "duplicate-key", Warning,

@@ -27,7 +27,10 @@ pub enum DeclaredDraft {
 impl Draft {
     /// Parses the `--draft` spelling: `04`, `06`, `07` (a leading `draft-` is allowed).
     pub fn from_flag(text: &str) -> Option<Draft> {
-        match text.trim_start_matches("draft-").trim_start_matches("draft") {
+        match text
+            .trim_start_matches("draft-")
+            .trim_start_matches("draft")
+        {
             "04" | "4" => Some(Draft::Draft04),
             "06" | "6" => Some(Draft::Draft06),
             "07" | "7" => Some(Draft::Draft07),
@@ -83,13 +86,19 @@ mod tests {
             "http://json-schema.org/draft-04/schema#",
             "https://json-schema.org/draft-04/schema",
         ] {
-            assert_eq!(Draft::from_schema_uri(uri), DeclaredDraft::Supported(Draft::Draft04));
+            assert_eq!(
+                Draft::from_schema_uri(uri),
+                DeclaredDraft::Supported(Draft::Draft04)
+            );
         }
         assert_eq!(
             Draft::from_schema_uri("https://json-schema.org/draft/2020-12/schema"),
             DeclaredDraft::Later("2020-12".to_string())
         );
-        assert_eq!(Draft::from_schema_uri("http://example.com/x#"), DeclaredDraft::Unknown);
+        assert_eq!(
+            Draft::from_schema_uri("http://example.com/x#"),
+            DeclaredDraft::Unknown
+        );
         assert_eq!(Draft::from_flag("draft-06"), Some(Draft::Draft06));
     }
 }

@@ -92,6 +92,8 @@ pub enum JsonErrorKind {
 pub struct DuplicateKey {
     /// The key.
     pub key: String,
+    /// The value that wins (the later one), for its pointer.
+    pub value: JsonId,
     /// The later occurrence.
     pub span: Span,
     /// The first occurrence.
@@ -117,7 +119,10 @@ impl JsonDoc {
     pub fn pointer(&self, id: JsonId) -> String {
         let mut tokens = Vec::new();
         let mut at = id;
-        while let Some((parent, slot)) = self.node(at).and_then(|n| Some((n.parent?, n.slot as usize))) {
+        while let Some((parent, slot)) = self
+            .node(at)
+            .and_then(|n| Some((n.parent?, n.slot as usize)))
+        {
             let token = match self.value(parent) {
                 JsonValue::Object(members) => members
                     .get(slot)
@@ -129,7 +134,10 @@ impl JsonDoc {
             tokens.push(token.unwrap_or_default());
             at = parent;
         }
-        tokens.iter().rev().fold(String::new(), |acc, t| acc + "/" + t)
+        tokens
+            .iter()
+            .rev()
+            .fold(String::new(), |acc, t| acc + "/" + t)
     }
 
     /// The node behind `id`.
@@ -156,7 +164,11 @@ impl JsonDoc {
     }
 
     /// Follows an already-decoded JSON Pointer (a list of reference tokens) from `from`.
-    pub fn walk<'a>(&self, from: JsonId, tokens: impl IntoIterator<Item = &'a str>) -> Option<JsonId> {
+    pub fn walk<'a>(
+        &self,
+        from: JsonId,
+        tokens: impl IntoIterator<Item = &'a str>,
+    ) -> Option<JsonId> {
         let mut at = from;
         for token in tokens {
             at = match self.value(at) {
@@ -316,6 +328,8 @@ impl Reader<'_> {
         let start = self.pos;
         self.pos += 1;
         let mut members: Vec<Member> = Vec::new();
+        // Large objects look keys up by hash, so that duplicate detection stays linear.
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -336,20 +350,34 @@ impl Reader<'_> {
             self.pos += 1;
             self.skip_whitespace();
             let value = self.value(depth)?;
-            match members.iter_mut().find(|m| m.key == key) {
+            let existing = if members.len() < 16 {
+                members.iter().position(|m| m.key == key)
+            } else {
+                if index.is_empty() {
+                    index.extend(members.iter().enumerate().map(|(i, m)| (m.key.clone(), i)));
+                }
+                index.get(&key).copied()
+            };
+            match existing.and_then(|i| members.get_mut(i)) {
                 Some(existing) => {
                     self.duplicates.push(DuplicateKey {
                         key,
+                        value,
                         span: key_span,
                         first: existing.key_span,
                     });
                     existing.value = value;
                 }
-                None => members.push(Member {
-                    key,
-                    key_span,
-                    value,
-                }),
+                None => {
+                    if !index.is_empty() {
+                        index.insert(key.clone(), members.len());
+                    }
+                    members.push(Member {
+                        key,
+                        key_span,
+                        value,
+                    });
+                }
             }
             self.skip_whitespace();
             match self.peek() {
@@ -499,7 +527,8 @@ impl Reader<'_> {
         } else {
             high
         };
-        char::from_u32(code).ok_or_else(|| self.error_here("a Unicode scalar value, not a lone surrogate"))
+        char::from_u32(code)
+            .ok_or_else(|| self.error_here("a Unicode scalar value, not a lone surrogate"))
     }
 }
 
@@ -531,7 +560,10 @@ mod tests {
         assert_eq!(doc.pointer(items[1]), "/a/1");
         assert_eq!(doc.pointer(doc.root()), "");
         let one = parse(b"[1.50e+3]").map(|p| p.doc.value(JsonId(0)).clone());
-        assert_eq!(one, Ok(JsonValue::Number(Number::from_json_text("1.50e+3"))));
+        assert_eq!(
+            one,
+            Ok(JsonValue::Number(Number::from_json_text("1.50e+3")))
+        );
     }
 
     #[test]
@@ -539,8 +571,14 @@ mod tests {
         let err = parse(b"{\"a\": 01}").err();
         assert_eq!(err.map(|e| e.span.start), Some(7));
         let err = parse(b"{\"a\": \xff}").err();
-        assert_eq!(err.map(|e| (e.kind, e.span.start)), Some((JsonErrorKind::InvalidUtf8, 6)));
+        assert_eq!(
+            err.map(|e| (e.kind, e.span.start)),
+            Some((JsonErrorKind::InvalidUtf8, 6))
+        );
         let deep = "[".repeat(100_000);
-        assert_eq!(parse(deep.as_bytes()).err().map(|e| e.kind), Some(JsonErrorKind::TooDeep));
+        assert_eq!(
+            parse(deep.as_bytes()).err().map(|e| e.kind),
+            Some(JsonErrorKind::TooDeep)
+        );
     }
 }

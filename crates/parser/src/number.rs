@@ -183,7 +183,10 @@ mod tests {
             n("100000000000000000000000").cmp_exact(&two_31),
             Ordering::Greater
         );
-        assert_eq!(n("-2147483649").cmp_exact(&n("-2147483648")), Ordering::Less);
+        assert_eq!(
+            n("-2147483649").cmp_exact(&n("-2147483648")),
+            Ordering::Less
+        );
         assert_eq!(n("-0.0").cmp_exact(&n("0")), Ordering::Equal);
         assert_eq!(n("1e999999").cmp_exact(&two_31), Ordering::Greater);
         assert_eq!(n("1e-999999").cmp_exact(&n("0")), Ordering::Greater);

@@ -12,8 +12,8 @@ use crate::draft::{DeclaredDraft, Draft};
 use crate::json::{self, JsonDoc, JsonErrorKind, JsonId, JsonValue, Member};
 use crate::pointer;
 use crate::schema::{
-    DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId,
-    SchemaKind, TypeName,
+    DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId, SchemaKind,
+    TypeName,
 };
 use crate::span::{LineIndex, Span};
 
@@ -62,6 +62,8 @@ pub struct Workspace {
     by_uri: HashMap<String, SchemaId>,
     docs_by_url: HashMap<String, DocId>,
     diagnostics: Vec<Diagnostic>,
+    /// Document-level diagnostics of referenced files, reported only when the file is used.
+    doc_diagnostics: Vec<Vec<Diagnostic>>,
     pending_refs: Vec<SchemaId>,
     ref_root: Option<RefRoot>,
     main_draft: Draft,
@@ -139,6 +141,7 @@ impl Workspace {
             by_uri: HashMap::new(),
             docs_by_url: HashMap::new(),
             diagnostics: Vec::new(),
+            doc_diagnostics: Vec::new(),
             pending_refs: Vec::new(),
             ref_root,
             main_draft: options.draft.unwrap_or(Draft::Draft07),
@@ -187,6 +190,15 @@ impl Workspace {
     /// schema nodes are in [`Schema::problems`].
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    /// Document-level diagnostics of a referenced file (JSON syntax, duplicate keys, drafts),
+    /// for the mapper to report once it uses the file. Empty for the main document, whose
+    /// diagnostics are in [`Workspace::diagnostics`].
+    pub fn document_diagnostics(&self, doc: DocId) -> &[Diagnostic] {
+        self.doc_diagnostics
+            .get(doc.0 as usize)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The JSON value `at` of document `doc`.
@@ -254,6 +266,7 @@ impl Workspace {
     ) -> Option<DocId> {
         let id = DocId(u32::try_from(self.docs.len()).ok()?);
         let lines = LineIndex::new(&bytes);
+        let mut found: Vec<Diagnostic> = Vec::new();
         let mut doc = Document {
             display,
             url: url.clone(),
@@ -265,9 +278,9 @@ impl Workspace {
         match json::parse(&doc.text) {
             Ok(parsed) => {
                 for dup in &parsed.duplicates {
-                    let location = locate(&doc, String::new(), dup.span);
+                    let location = locate(&doc, parsed.doc.pointer(dup.value), dup.span);
                     let (first_line, _) = doc.lines.line_col(&doc.text, dup.first.start());
-                    self.diagnostics.push(
+                    found.push(
                         Diagnostic::new(
                             &codes::DUPLICATE_KEY,
                             location,
@@ -283,15 +296,24 @@ impl Workspace {
             }
             Err(error) => {
                 let (code, message) = match error.kind {
-                    JsonErrorKind::InvalidUtf8 => (&codes::INVALID_UTF8, "the file is not valid UTF-8".to_string()),
+                    JsonErrorKind::InvalidUtf8 => (
+                        &codes::INVALID_UTF8,
+                        "the file is not valid UTF-8".to_string(),
+                    ),
                     JsonErrorKind::TooDeep => (
                         &codes::JSON_TOO_DEEP,
-                        format!("arrays and objects are nested more than {} levels deep", json::MAX_JSON_DEPTH),
+                        format!(
+                            "arrays and objects are nested more than {} levels deep",
+                            json::MAX_JSON_DEPTH
+                        ),
                     ),
-                    JsonErrorKind::Syntax(text) => (&codes::INVALID_JSON, format!("invalid JSON: {text}")),
+                    JsonErrorKind::Syntax(text) => {
+                        (&codes::INVALID_JSON, format!("invalid JSON: {text}"))
+                    }
                 };
                 let location = locate(&doc, String::new(), error.span);
-                self.diagnostics.push(Diagnostic::new(code, location, message));
+                self.diagnostics
+                    .push(Diagnostic::new(code, location, message));
             }
         }
         if let Some(json) = &doc.json {
@@ -301,7 +323,7 @@ impl Workspace {
                 (None, None) => {
                     if is_main {
                         let location = locate(&doc, String::new(), Span::new(0, 1));
-                        self.diagnostics.push(Diagnostic::new(
+                        found.push(Diagnostic::new(
                             &codes::DRAFT_ASSUMED,
                             location,
                             "no `$schema`: the schema is read as draft-07",
@@ -313,7 +335,7 @@ impl Workspace {
                     match json.value(at) {
                         JsonValue::String(uri) => match Draft::from_schema_uri(uri) {
                             DeclaredDraft::Supported(draft) => doc.draft = draft,
-                            DeclaredDraft::Later(name) => self.diagnostics.push(
+                            DeclaredDraft::Later(name) => found.push(
                                 Diagnostic::new(
                                     &codes::UNSUPPORTED_DRAFT,
                                     location,
@@ -321,7 +343,7 @@ impl Workspace {
                                 )
                                 .with_help("declare draft-04, -06 or -07, or pass --draft 04|06|07 to read the file as one of them"),
                             ),
-                            DeclaredDraft::Unknown => self.diagnostics.push(
+                            DeclaredDraft::Unknown => found.push(
                                 Diagnostic::new(
                                     &codes::UNSUPPORTED_DRAFT,
                                     location,
@@ -330,7 +352,7 @@ impl Workspace {
                                 .with_help("if the file extends a supported draft (as Snowplow's self-describing schemas extend draft-04), pass --draft 04|06|07"),
                             ),
                         },
-                        _ => self.diagnostics.push(Diagnostic::new(
+                        _ => found.push(Diagnostic::new(
                             &codes::INVALID_KEYWORD,
                             location,
                             "`$schema` must be a string",
@@ -341,13 +363,17 @@ impl Workspace {
         }
         if is_main {
             self.main_draft = doc.draft;
+            self.diagnostics.append(&mut found);
         }
+        self.doc_diagnostics.push(found);
         let root = doc.json.as_ref().map(JsonDoc::root);
         self.docs_by_url.insert(without_fragment(&url), id);
         self.docs.push(doc);
         if let Some(root) = root {
             let root_schema = self.build(id, root, &url);
-            self.by_uri.entry(without_fragment(&url)).or_insert(root_schema);
+            self.by_uri
+                .entry(without_fragment(&url))
+                .or_insert(root_schema);
         }
         Some(id)
     }
@@ -359,7 +385,11 @@ impl Workspace {
     /// The base URI in force at `at`: the document's, changed by each `$id` on the way down.
     fn base_at(&self, doc: DocId, at: JsonId) -> Url {
         let Some(d) = self.document(doc) else {
-            return self.docs.first().map(|d| d.url.clone()).unwrap_or_else(|| fallback_url());
+            return self
+                .docs
+                .first()
+                .map(|d| d.url.clone())
+                .unwrap_or_else(fallback_url);
         };
         let mut chain = Vec::new();
         if let Some(json) = &d.json {
@@ -371,8 +401,13 @@ impl Workspace {
         }
         let mut base = d.url.clone();
         for node in chain.into_iter().rev() {
+            let beside_ref = self
+                .json(doc)
+                .and_then(|j| j.member(node, "$ref"))
+                .is_some();
             if let Some(JsonValue::String(id)) = self
                 .json(doc)
+                .filter(|_| !beside_ref)
                 .and_then(|j| j.member(node, d.draft.id_keyword()))
                 .map(|m| self.json_value(doc, m.value))
             {
@@ -401,7 +436,10 @@ impl Workspace {
             problems: Vec::new(),
         });
         self.bases.push(base.clone());
-        let draft = self.document(doc).map(|d| d.draft).unwrap_or(Draft::Draft07);
+        let draft = self
+            .document(doc)
+            .map(|d| d.draft)
+            .unwrap_or(Draft::Draft07);
         let value = self.json_value(doc, at).clone();
         let mut problems = Vec::new();
         let kind = match value {
@@ -435,7 +473,18 @@ impl Workspace {
 
     /// Applies an `$id` (`id` in draft-04): registers the node under its URI and returns the
     /// base URI for what is below it.
-    fn enter_resource(&mut self, id: SchemaId, doc: DocId, members: &[Member], draft: Draft, base: &Url) -> Url {
+    fn enter_resource(
+        &mut self,
+        id: SchemaId,
+        doc: DocId,
+        members: &[Member],
+        draft: Draft,
+        base: &Url,
+    ) -> Url {
+        // Drafts 04–07 ignore every keyword beside `$ref`, `$id` included.
+        if members.iter().any(|m| m.key == "$ref") {
+            return base.clone();
+        }
         let Some(member) = members.iter().find(|m| m.key == draft.id_keyword()) else {
             return base.clone();
         };
@@ -519,11 +568,14 @@ impl Workspace {
                                         types.push(t);
                                     }
                                 }
-                                None => problems.push(Diagnostic::new(
-                                    &codes::UNKNOWN_TYPE,
-                                    self.location(doc, name_at),
-                                    format!("`{s}` is not a JSON Schema type"),
-                                ).with_help(suggest_type(s))),
+                                None => problems.push(
+                                    Diagnostic::new(
+                                        &codes::UNKNOWN_TYPE,
+                                        self.location(doc, name_at),
+                                        format!("`{s}` is not a JSON Schema type"),
+                                    )
+                                    .with_help(suggest_type(s)),
+                                ),
                             },
                             _ => problems.push(invalid(self, "a string or an array of strings")),
                         }
@@ -563,11 +615,17 @@ impl Workspace {
                         JsonValue::Bool(b) => Exclusive::Flag(b),
                         JsonValue::Number(n) => Exclusive::Bound(n),
                         _ => {
-                            problems.push(invalid(self, "a number (draft-06/07) or a boolean (draft-04)"));
+                            problems.push(invalid(
+                                self,
+                                "a number (draft-06/07) or a boolean (draft-04)",
+                            ));
                             continue;
                         }
                     };
-                    let keyword = Some(Keyword { value: exclusive, at });
+                    let keyword = Some(Keyword {
+                        value: exclusive,
+                        at,
+                    });
                     if member.key == "exclusiveMaximum" {
                         k.exclusive_maximum = keyword;
                     } else {
@@ -594,7 +652,10 @@ impl Workspace {
                         let mut names = Vec::new();
                         for item in items {
                             match self.json_value(doc, item) {
-                                JsonValue::String(s) => names.push(Keyword { value: s.clone(), at: item }),
+                                JsonValue::String(s) => names.push(Keyword {
+                                    value: s.clone(),
+                                    at: item,
+                                }),
                                 _ => problems.push(Diagnostic::new(
                                     &codes::INVALID_KEYWORD,
                                     self.location(doc, item),
@@ -605,7 +666,10 @@ impl Workspace {
                         k.required = Some(Keyword { value: names, at });
                     }
                     // draft-03's boolean `required` inside a property is a common leftover.
-                    JsonValue::Bool(_) => problems.push(invalid(self, "an array of property names (the boolean form is draft-03)")),
+                    JsonValue::Bool(_) => problems.push(invalid(
+                        self,
+                        "an array of property names (the boolean form is draft-03)",
+                    )),
                     _ => problems.push(invalid(self, "an array of property names")),
                 },
                 "additionalProperties" => {
@@ -615,16 +679,23 @@ impl Workspace {
                 "items" => match value {
                     JsonValue::Array(items) => {
                         let list = items.iter().map(|i| self.build(doc, *i, base)).collect();
-                        k.items = Some(Keyword { value: Items::Tuple(list), at });
+                        k.items = Some(Keyword {
+                            value: Items::Tuple(list),
+                            at,
+                        });
                     }
                     _ => {
                         let schema = self.subschema(doc, at, base, problems, &member.key);
-                        k.items = schema.map(|s| Keyword { value: Items::Single(s), at });
+                        k.items = schema.map(|s| Keyword {
+                            value: Items::Single(s),
+                            at,
+                        });
                     }
                 },
                 "allOf" | "anyOf" | "oneOf" => match value {
                     JsonValue::Array(items) if !items.is_empty() => {
-                        let list: Vec<SchemaId> = items.iter().map(|i| self.build(doc, *i, base)).collect();
+                        let list: Vec<SchemaId> =
+                            items.iter().map(|i| self.build(doc, *i, base)).collect();
                         let keyword = Some(Keyword { value: list, at });
                         match member.key.as_str() {
                             "allOf" => k.all_of = keyword,
@@ -653,7 +724,8 @@ impl Workspace {
                         problems.push(invalid(self, "an object"));
                     }
                 }
-                "not" | "if" | "then" | "else" | "additionalItems" | "contains" | "propertyNames" => {
+                "not" | "if" | "then" | "else" | "additionalItems" | "contains"
+                | "propertyNames" => {
                     self.subschema(doc, at, base, problems, &member.key);
                 }
                 _ => {}
@@ -712,10 +784,16 @@ impl Workspace {
 
     fn resolve(&mut self, from: SchemaId, text: &str) -> Result<SchemaId, RefFailure> {
         let Some(base) = self.bases.get(from.index()).cloned() else {
-            return Err(RefFailure::new(&codes::REF_DANGLING, format!("`{text}` points at nothing")));
+            return Err(RefFailure::new(
+                &codes::REF_DANGLING,
+                format!("`{text}` points at nothing"),
+            ));
         };
         let target = base.join(text).map_err(|e| {
-            RefFailure::new(&codes::REF_INVALID, format!("`{text}` is not a valid URI reference: {e}"))
+            RefFailure::new(
+                &codes::REF_INVALID,
+                format!("`{text}` is not a valid URI reference: {e}"),
+            )
         })?;
         let resource_uri = without_fragment(&target);
         let resource = match self.by_uri.get(&resource_uri) {
@@ -727,22 +805,36 @@ impl Workspace {
             return Ok(resource);
         }
         let decoded = pointer::percent_decode(fragment).ok_or_else(|| {
-            RefFailure::new(&codes::REF_INVALID, format!("the fragment of `{text}` is not valid percent-encoding"))
+            RefFailure::new(
+                &codes::REF_INVALID,
+                format!("the fragment of `{text}` is not valid percent-encoding"),
+            )
         })?;
         if !decoded.starts_with('/') {
             let anchor = target.to_string();
             return self.by_uri.get(&anchor).copied().ok_or_else(|| RefFailure {
                 code: &codes::REF_DANGLING,
                 message: format!("`{text}` names the anchor `#{decoded}`, but no `$id` defines it"),
-                help: Some("a fragment that is a JSON Pointer starts with `/`, as in `#/definitions/name`".to_string()),
+                help: Some(
+                    "a fragment that is a JSON Pointer starts with `/`, as in `#/definitions/name`"
+                        .to_string(),
+                ),
             });
         }
         let tokens = pointer::decode(&decoded).ok_or_else(|| {
-            RefFailure::new(&codes::REF_INVALID, format!("`{decoded}` is not a valid JSON Pointer (`~` must be followed by 0 or 1)"))
+            RefFailure::new(
+                &codes::REF_INVALID,
+                format!("`{decoded}` is not a valid JSON Pointer (`~` must be followed by 0 or 1)"),
+            )
         })?;
         let (doc, start) = match self.schema(resource) {
             Some(s) => (s.doc, s.at),
-            None => return Err(RefFailure::new(&codes::REF_DANGLING, format!("`{text}` points at nothing"))),
+            None => {
+                return Err(RefFailure::new(
+                    &codes::REF_DANGLING,
+                    format!("`{text}` points at nothing"),
+                ))
+            }
         };
         let found = self
             .json(doc)
@@ -754,8 +846,14 @@ impl Workspace {
                 help: self.closest_definition(doc, start, &tokens),
             });
         };
-        if !matches!(self.json_value(doc, found), JsonValue::Object(_) | JsonValue::Bool(_)) {
-            return Err(RefFailure::new(&codes::REF_DANGLING, format!("`{text}` points at a value that is not a schema")));
+        if !matches!(
+            self.json_value(doc, found),
+            JsonValue::Object(_) | JsonValue::Bool(_)
+        ) {
+            return Err(RefFailure::new(
+                &codes::REF_DANGLING,
+                format!("`{text}` points at a value that is not a schema"),
+            ));
         }
         let base = self.base_at(doc, found);
         // References inside newly built nodes queue themselves in `pending_refs`.
@@ -780,7 +878,14 @@ impl Workspace {
         if close.is_empty() {
             None
         } else {
-            Some(format!("did you mean {}?", close.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(" or ")))
+            Some(format!(
+                "did you mean {}?",
+                close
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ))
         }
     }
 
@@ -801,19 +906,28 @@ impl Workspace {
                 ))
             }
         }
-        let path = target
-            .to_file_path()
-            .map_err(|()| RefFailure::new(&codes::REF_INVALID, format!("`{text}` is not a usable file path")))?;
+        let path = target.to_file_path().map_err(|()| {
+            RefFailure::new(
+                &codes::REF_INVALID,
+                format!("`{text}` is not a usable file path"),
+            )
+        })?;
         let Some(root) = &self.ref_root else {
             return Err(RefFailure::new(
                 &codes::REF_OUTSIDE_ROOT,
-                format!("`{text}` refers to a file, but no reference root is set, so no file is read"),
+                format!(
+                    "`{text}` refers to a file, but no reference root is set, so no file is read"
+                ),
             ));
         };
         let outside = || RefFailure {
             code: &codes::REF_OUTSIDE_ROOT,
-            message: format!("`{text}` resolves to a file outside the reference root, so it is not read"),
-            help: Some("keep referenced files inside the root, or pass --ref-root to widen it".to_string()),
+            message: format!(
+                "`{text}` resolves to a file outside the reference root, so it is not read"
+            ),
+            help: Some(
+                "keep referenced files inside the root, or pass --ref-root to widen it".to_string(),
+            ),
         };
         if !path.starts_with(&root.absolute) && !path.starts_with(&root.canonical) {
             return Err(outside());
@@ -823,21 +937,37 @@ impl Workspace {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(RefFailure::new(
                     &codes::REF_DANGLING,
-                    format!("`{text}` names the file `{}`, which does not exist", display_path(&path, self.docs.first())),
+                    format!(
+                        "`{text}` names the file `{}`, which does not exist",
+                        display_path(&path, self.docs.first())
+                    ),
                 ))
             }
-            Err(e) => return Err(RefFailure::new(&codes::REF_UNREADABLE, format!("cannot read `{}`: {e}", display_path(&path, self.docs.first())))),
+            Err(e) => {
+                return Err(RefFailure::new(
+                    &codes::REF_UNREADABLE,
+                    format!(
+                        "cannot read `{}`: {e}",
+                        display_path(&path, self.docs.first())
+                    ),
+                ))
+            }
         };
         if !canonical.starts_with(&root.canonical) {
             let mut failure = outside();
-            failure.message = format!("`{text}` is a link to a file outside the reference root, so it is not read");
+            failure.message = format!(
+                "`{text}` is a link to a file outside the reference root, so it is not read"
+            );
             return Err(failure);
         }
         if let Some(doc) = self.docs_by_url.get(&without_fragment(target)) {
             let root_json = self.json(*doc).map(JsonDoc::root);
             return match root_json.and_then(|r| self.by_json.get(&(*doc, r))) {
                 Some(id) => Ok(*id),
-                None => Err(RefFailure::new(&codes::REF_DANGLING, format!("`{text}` names a file that is not valid JSON"))),
+                None => Err(RefFailure::new(
+                    &codes::REF_DANGLING,
+                    format!("`{text}` names a file that is not valid JSON"),
+                )),
             };
         }
         if self.docs.len() >= MAX_DOCUMENTS {
@@ -846,19 +976,35 @@ impl Workspace {
                 format!("more than {MAX_DOCUMENTS} files are referenced; `{text}` is not read"),
             ));
         }
-        let bytes = std::fs::read(&canonical)
-            .map_err(|e| RefFailure::new(&codes::REF_UNREADABLE, format!("cannot read `{}`: {e}", display_path(&path, self.docs.first()))))?;
+        let bytes = std::fs::read(&canonical).map_err(|e| {
+            RefFailure::new(
+                &codes::REF_UNREADABLE,
+                format!(
+                    "cannot read `{}`: {e}",
+                    display_path(&path, self.docs.first())
+                ),
+            )
+        })?;
         let mut url = target.clone();
         url.set_fragment(None);
         let doc = self
-            .add_document(display_path(&path, self.docs.first()), url, bytes, None, false)
+            .add_document(
+                display_path(&path, self.docs.first()),
+                url,
+                bytes,
+                None,
+                false,
+            )
             .ok_or_else(|| RefFailure::new(&codes::REF_UNREADABLE, "too many documents"))?;
         let root_json = self.json(doc).map(JsonDoc::root);
         match root_json.and_then(|r| self.by_json.get(&(doc, r))) {
             Some(id) => Ok(*id),
             None => Err(RefFailure::new(
                 &codes::REF_DANGLING,
-                format!("`{text}` names `{}`, which is not valid JSON (see the error for that file)", display_path(&path, self.docs.first())),
+                format!(
+                    "`{text}` names `{}`, which is not valid JSON (see the error for that file)",
+                    display_path(&path, self.docs.first())
+                ),
             )),
         }
     }
@@ -882,9 +1028,19 @@ fn fallback_url() -> Url {
 /// the main file's folder or below, else relative to the current directory, else absolute.
 fn display_path(path: &Path, main: Option<&Document>) -> String {
     if let Some(main) = main {
-        let main_dir = main.url.to_file_path().ok().and_then(|p| p.parent().map(Path::to_path_buf));
-        let shown_dir = Path::new(&main.display).parent().map(Path::to_path_buf).unwrap_or_default();
-        if let Some(relative) = main_dir.as_deref().and_then(|dir| path.strip_prefix(dir).ok()) {
+        let main_dir = main
+            .url
+            .to_file_path()
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf));
+        let shown_dir = Path::new(&main.display)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        if let Some(relative) = main_dir
+            .as_deref()
+            .and_then(|dir| path.strip_prefix(dir).ok())
+        {
             return shown_dir.join(relative).display().to_string();
         }
     }
@@ -914,7 +1070,9 @@ fn suggest_type(name: &str) -> String {
         "str" | "text" | "date" | "datetime" | "timestamp" => "string",
         "list" => "array",
         "map" | "dict" | "struct" | "record" => "object",
-        _ => return "types are null, boolean, object, array, number, integer and string".to_string(),
+        _ => {
+            return "types are null, boolean, object, array, number, integer and string".to_string()
+        }
     };
     format!("did you mean `{suggestion}`?")
 }

@@ -1,0 +1,175 @@
+//! The binary as a user runs it: exit codes, standard input, unreadable files, help and color.
+
+// A test should stop loudly; the no-panic rule is for code that reads input.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs `schema2iceberg` in the repository root with `args`, feeding `stdin`.
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    if let Some(bytes) = stdin {
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("the binary finishes")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn the_example_compiles_with_exit_0() {
+    let o = run(
+        &[
+            "compile",
+            "testdata/examples/event.json",
+            "--partition",
+            "event_time",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1000 event_time_hour: hour(event_time)"));
+}
+
+#[test]
+fn schema_errors_exit_1_and_json_still_prints_with_a_null_schema() {
+    let o = run(
+        &["compile", "-", "--format", "json"],
+        Some(br#"{"type": "object", "properties": {"a": {}}}"#),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("stdout is JSON");
+    assert_eq!(report["schema"], serde_json::Value::Null);
+    assert_eq!(report["format-version"], 2);
+    assert_eq!(report["diagnostics"][1]["code"], "unconstrained");
+    assert_eq!(report["diagnostics"][1]["pointer"], "/properties/a");
+    assert_eq!(report["diagnostics"][1]["file"], "<stdin>");
+}
+
+#[test]
+fn invalid_json_exits_1() {
+    let o = run(&["compile", "-"], Some(b"{\"type\": \"object\",}"));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("error[invalid-json]"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("<stdin>:1:19"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_missing_file_exits_2_with_a_message() {
+    let o = run(&["compile", "testdata/no-such-file.json"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot read `testdata/no-such-file.json`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty());
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        vec!["compile"],
+        vec!["compile", "x.json", "--format", "yaml"],
+        vec!["compile", "x.json", "--draft", "2020-12"],
+        vec![
+            "compile",
+            "testdata/examples/event.json",
+            "--ref-root",
+            "testdata/no-such-dir",
+        ],
+        vec!["frobnicate"],
+    ] {
+        let o = run(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).is_empty(), "{args:?} explains itself");
+    }
+}
+
+#[test]
+fn stdin_compiles_like_a_file() {
+    let bytes = std::fs::read(root().join("testdata/examples/event.json")).unwrap();
+    let from_stdin = run(&["compile", "-", "--format", "json"], Some(&bytes));
+    let from_file = run(
+        &[
+            "compile",
+            "testdata/examples/event.json",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(from_stdin.status.code(), Some(0));
+    let a: serde_json::Value = serde_json::from_slice(&from_stdin.stdout).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&from_file.stdout).unwrap();
+    assert_eq!(a["schema"], b["schema"]);
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    let top = run(&["--help"], None);
+    assert_eq!(top.status.code(), Some(0));
+    assert!(stdout(&top).contains("Examples:"));
+    let compile = run(&["compile", "--help"], None);
+    assert_eq!(compile.status.code(), Some(0));
+    for needle in [
+        "--partition",
+        "--ref-root",
+        "--draft",
+        "Exit codes",
+        "schema2iceberg compile testdata/examples/event.json",
+    ] {
+        assert!(
+            stdout(&compile).contains(needle),
+            "compile --help mentions {needle}"
+        );
+    }
+}
+
+#[test]
+fn color_follows_the_flag() {
+    let args = ["compile", "-", "--color"];
+    let input = br#"{"type": "object", "properties": {"A": {"type": "string"}}}"#;
+    let always = run(&[&args[..], &["always"]].concat(), Some(input));
+    let never = run(&[&args[..], &["never"]].concat(), Some(input));
+    assert!(stdout(&always).contains('\u{1b}'));
+    assert!(!stdout(&never).contains('\u{1b}'));
+    assert_eq!(always.status.code(), Some(0));
+}
+
+#[test]
+fn output_is_identical_across_runs() {
+    let args = [
+        "compile",
+        "testdata/examples/event.json",
+        "--format",
+        "json",
+        "--partition",
+        "event_time",
+    ];
+    let first = run(&args, None);
+    let second = run(&args, None);
+    assert_eq!(first.stdout, second.stdout);
+}
