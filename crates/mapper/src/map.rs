@@ -740,28 +740,15 @@ impl<'w> Mapper<'w> {
 
     fn integer_type(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> PrimitiveType {
         let limit = Number::from_json_text(TWO_POW_31);
-        let maximum = kws
-            .iter()
-            .find_map(|(s, k)| k.maximum.as_ref().map(|m| (*s, m)));
-        let exclusive = kws
-            .iter()
-            .find_map(|(s, k)| k.exclusive_maximum.as_ref().map(|m| (*s, m)));
+        let maximum = first(kws, |k| k.maximum.as_ref());
+        let exclusive = first(kws, |k| k.exclusive_maximum.as_ref());
         let at_most = |n: &Number| n.cmp_exact(&limit).is_le();
         let by_exclusive = matches!(exclusive, Some((_, Keyword { value: Exclusive::Bound(b), .. })) if at_most(b));
         let by_maximum = maximum.is_some_and(|(_, m)| at_most(&m.value));
         if !(by_exclusive || by_maximum) {
             return PrimitiveType::Long;
         }
-        let exclusive_flag = matches!(
-            exclusive,
-            Some((
-                _,
-                Keyword {
-                    value: Exclusive::Flag(true),
-                    ..
-                }
-            ))
-        );
+        let exclusive_flag = flag_set(exclusive);
         if let Some((sid, m)) = maximum {
             if !by_exclusive && !exclusive_flag && m.value.cmp_exact(&limit).is_eq() {
                 let draft = self
@@ -783,22 +770,9 @@ impl<'w> Mapper<'w> {
                 });
             }
         }
-        let minimum = kws
-            .iter()
-            .find_map(|(s, k)| k.minimum.as_ref().map(|m| (*s, m)));
-        let exclusive_min = kws
-            .iter()
-            .find_map(|(s, k)| k.exclusive_minimum.as_ref().map(|m| (*s, m)));
-        let min_flag = matches!(
-            exclusive_min,
-            Some((
-                _,
-                Keyword {
-                    value: Exclusive::Flag(true),
-                    ..
-                }
-            ))
-        );
+        let minimum = first(kws, |k| k.minimum.as_ref());
+        let exclusive_min = first(kws, |k| k.exclusive_minimum.as_ref());
+        let min_flag = flag_set(exclusive_min);
         // The lowest allowed integer is below −2^31 when: an inclusive minimum m ≤ −2^31 − 1;
         // a draft-04 exclusive minimum m < −2^31 − 1; a numeric exclusiveMinimum x < −2^31 − 1.
         // With both bounds, the tighter one decides, so both must be too low.
@@ -850,10 +824,7 @@ impl<'w> Mapper<'w> {
 
     /// `multipleOf` must be greater than 0 for any type (it only shapes the column for numbers).
     fn positive_multiple_of(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> Option<()> {
-        let Some((sid, multiple_of)) = kws
-            .iter()
-            .find_map(|(s, k)| k.multiple_of.as_ref().map(|m| (*s, m)))
-        else {
+        let Some((sid, multiple_of)) = first(kws, |k| k.multiple_of.as_ref()) else {
             return Some(());
         };
         if multiple_of.value.is_positive() {
@@ -873,10 +844,7 @@ impl<'w> Mapper<'w> {
     }
 
     fn number_type(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) -> Option<PrimitiveType> {
-        let Some((sid, multiple_of)) = kws
-            .iter()
-            .find_map(|(s, k)| k.multiple_of.as_ref().map(|m| (*s, m)))
-        else {
+        let Some((sid, multiple_of)) = first(kws, |k| k.multiple_of.as_ref()) else {
             return Some(PrimitiveType::Double);
         };
         let location = self.at(sid, multiple_of.at);
@@ -982,9 +950,7 @@ impl<'w> Mapper<'w> {
                 );
             }
         }
-        let additional = kws
-            .iter()
-            .find_map(|(s, k)| k.additional_properties.as_ref().map(|a| (*s, a)));
+        let additional = first(kws, |k| k.additional_properties.as_ref());
         let value_schema = additional.filter(|(_, a)| {
             matches!(
                 ws.schema(a.value).map(|s| &s.kind),
@@ -1156,9 +1122,7 @@ impl<'w> Mapper<'w> {
         if !self.nesting_ok(id, field, depth) {
             return None;
         }
-        let items = kws
-            .iter()
-            .find_map(|(s, k)| k.items.as_ref().map(|i| (*s, i)));
+        let items = first(kws, |k| k.items.as_ref());
         match items {
             Some((
                 _,
@@ -1201,6 +1165,20 @@ impl<'w> Mapper<'w> {
             }
         }
     }
+}
+
+/// The first part that has a keyword, and the keyword: `allOf` takes single-valued keywords from
+/// the first branch that writes them.
+fn first<'k, T>(
+    kws: &[(SchemaId, &'k Keywords)],
+    get: fn(&Keywords) -> Option<&Keyword<T>>,
+) -> Option<(SchemaId, &'k Keyword<T>)> {
+    kws.iter().find_map(|(s, k)| get(k).map(|kw| (*s, kw)))
+}
+
+/// Whether a draft-04 `exclusiveMaximum`/`exclusiveMinimum` is `true`.
+fn flag_set(exclusive: Option<(SchemaId, &Keyword<Exclusive>)>) -> bool {
+    exclusive.is_some_and(|(_, k)| k.value == Exclusive::Flag(true))
 }
 
 fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
