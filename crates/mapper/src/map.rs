@@ -38,6 +38,8 @@ pub(crate) struct Mapper<'w> {
     pub diagnostics: Vec<Diagnostic>,
     reported: HashSet<SchemaId>,
     reported_docs: HashSet<schema2iceberg_parser::DocId>,
+    /// `$ref`s already reported as cycles: one report each, whichever path reached them first.
+    reported_cycles: HashSet<SchemaId>,
     /// `$ref` targets being expanded on the current path, with the schema holding each `$ref`.
     ref_stack: Vec<(SchemaId, SchemaId)>,
     frames: usize,
@@ -99,6 +101,7 @@ impl<'w> Mapper<'w> {
             diagnostics: Vec::new(),
             reported: HashSet::new(),
             reported_docs: HashSet::new(),
+            reported_cycles: HashSet::new(),
             ref_stack: Vec::new(),
             frames: 0,
             columns: 0,
@@ -208,6 +211,9 @@ impl<'w> Mapper<'w> {
             }
             Ok(target) => {
                 if let Some(start) = self.ref_stack.iter().position(|(t, _)| t == target) {
+                    if !self.reported_cycles.insert(id) {
+                        return None;
+                    }
                     let mut chain: Vec<String> = self
                         .ref_stack
                         .get(start..)

@@ -20,6 +20,16 @@
 //! assert_eq!(multiple_of.as_str(), "0.010");
 //! assert_eq!(multiple_of.scale(), 2);
 //! assert_eq!(ws.schema_location(price.schema).pointer, "/properties/price");
+//!
+//! // The mapper crate turns the same model into the Iceberg table.
+//! let compiled = schema2iceberg_mapper::compile_source(
+//!     "event.json",
+//!     std::str::from_utf8(text).unwrap(),
+//!     &Default::default(),
+//! );
+//! let table = schema2iceberg_mapper::report::to_json(&compiled);
+//! println!("{}", serde_json::to_string_pretty(&table["schema"]).unwrap());
+//! assert_eq!(table["schema"]["fields"][0]["type"], "decimal(38, 2)");
 //! ```
 
 #![deny(missing_docs)]
