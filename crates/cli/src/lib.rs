@@ -242,6 +242,7 @@ pub fn compile_bytes(
         &ws,
         &CompileOptions {
             partition: request.partition.clone(),
+            ..CompileOptions::default()
         },
     );
     let stdout = match format {

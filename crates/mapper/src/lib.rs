@@ -17,7 +17,10 @@
 //!   },
 //!   "required": ["id", "event_time"]
 //! }"#;
-//! let options = CompileOptions { partition: vec!["event_time".to_string()] };
+//! let options = CompileOptions {
+//!     partition: vec!["event_time".to_string()],
+//!     ..CompileOptions::default()
+//! };
 //! let compiled = compile_source("event.json", schema, &options);
 //! assert!(!compiled.has_errors());
 //! let json = schema2iceberg_mapper::report::to_json(&compiled);
@@ -31,6 +34,7 @@
 
 pub mod codes;
 mod ids;
+pub mod lints;
 mod map;
 mod model;
 mod partition;
@@ -48,6 +52,11 @@ pub use map::{MAX_COLUMNS, MAX_NESTING};
 pub struct CompileOptions {
     /// The hour-partition source fields; the channel takes exactly one.
     pub partition: Vec<String>,
+    /// Where the partition field was named, when not on the command line (a channel
+    /// configuration's `SourceName`, say): partition errors point there.
+    pub partition_origin: Option<Location>,
+    /// Also run the lints of [`lints`], which go beyond what the channel rejects.
+    pub lints: bool,
 }
 
 /// The table, or the reasons there is none.
@@ -136,7 +145,16 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
     let mut schema = None;
     let mut partition_spec = None;
     if let Some(mut columns) = table {
-        let source = partition::apply(ws, &mut columns, &options.partition, &mut diagnostics);
+        let source = partition::apply(
+            ws,
+            &mut columns,
+            &options.partition,
+            options.partition_origin.as_ref(),
+            &mut diagnostics,
+        );
+        if options.lints {
+            lints::run(ws, &columns, source.as_deref(), &mut diagnostics);
+        }
         let built = Schema::builder()
             .with_schema_id(0)
             .with_fields(ids::build_fields(&columns))

@@ -77,15 +77,19 @@ pub(crate) fn apply(
     ws: &Workspace,
     columns: &mut [Column],
     requested: &[String],
+    origin: Option<&Location>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<String> {
     let root_location = ws.root().map(|r| ws.schema_location(r)).unwrap_or_default();
-    let root_location = Location {
-        span: schema2iceberg_parser::Span::new(
-            root_location.span.start(),
-            root_location.span.start() + 1,
-        ),
-        ..root_location
+    let root_location = match origin {
+        Some(origin) => origin.clone(),
+        None => Location {
+            span: schema2iceberg_parser::Span::new(
+                root_location.span.start(),
+                root_location.span.start() + 1,
+            ),
+            ..root_location
+        },
     };
     let [path] = requested else {
         if requested.len() > 1 {
@@ -120,6 +124,7 @@ pub(crate) fn apply(
     };
     let location = column.location.clone();
     if !matches!(column.ty, Ty::Primitive(PrimitiveType::Timestamptz)) {
+        let location = origin.cloned().unwrap_or(location);
         diagnostics.push(
             Diagnostic::new(
                 &codes::PARTITION_NOT_TIMESTAMPTZ,

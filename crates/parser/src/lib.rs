@@ -37,6 +37,7 @@
 pub mod codes;
 mod diagnostic;
 mod draft;
+mod file;
 pub mod json;
 mod number;
 pub mod pointer;
@@ -46,6 +47,7 @@ mod workspace;
 
 pub use diagnostic::{Code, Diagnostic, Location, Severity};
 pub use draft::{DeclaredDraft, Draft};
+pub use file::JsonFile;
 pub use number::Number;
 pub use schema::{
     DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId, SchemaKind,
