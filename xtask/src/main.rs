@@ -1,12 +1,14 @@
 //! Developer tasks, run as `cargo xtask <task>`.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  ci      run what CI runs: cargo fmt --check, clippy with -D warnings, and the tests";
+  codegen   regenerate docs/diagnostics.md and docs/report.schema.json from the code
+  ci        run what CI runs: cargo fmt --check, clippy with -D warnings, and the tests";
 
 fn cargo(args: &[&str]) -> bool {
     println!("== cargo {}", args.join(" "));
@@ -16,9 +18,41 @@ fn cargo(args: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+fn repository_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn write(relative: &str, text: &str) -> bool {
+    let path = repository_root().join(relative);
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    if current == text {
+        println!("unchanged {relative}");
+        return true;
+    }
+    match std::fs::write(&path, text) {
+        Ok(()) => {
+            println!("wrote {relative}");
+            true
+        }
+        Err(e) => {
+            eprintln!("cannot write {relative}: {e}");
+            false
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let task = std::env::args().nth(1);
-    match task.as_deref() {
+    let ok = match task.as_deref() {
+        Some("codegen") => {
+            write(
+                "docs/diagnostics.md",
+                &schema2iceberg::docs::diagnostics_markdown(),
+            ) & write(
+                "docs/report.schema.json",
+                &schema2iceberg::check::output::report_schema(),
+            )
+        }
         Some("ci") => {
             let steps: [&[&str]; 3] = [
                 &["fmt", "--all", "--check"],
@@ -32,19 +66,20 @@ fn main() -> ExitCode {
                 ],
                 &["test", "--workspace"],
             ];
-            if steps.iter().all(|step| cargo(step)) {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+            steps.iter().all(|step| cargo(step))
         }
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
-            ExitCode::SUCCESS
+            true
         }
         Some(other) => {
             eprintln!("unknown task `{other}`\n\n{USAGE}");
-            ExitCode::from(2)
+            return ExitCode::from(2);
         }
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

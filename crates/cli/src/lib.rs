@@ -9,6 +9,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
 
+pub mod check;
+pub mod codes;
+pub mod docs;
 pub mod render;
 
 /// Exit code: the schema compiled (warnings allowed).
@@ -42,6 +45,61 @@ enum Command {
     /// Compile one JSON Schema into the Iceberg schema and partition spec the channel creates.
     #[command(after_help = COMPILE_HELP)]
     Compile(CompileArgs),
+    /// Check every schema (and channel configuration) in a repository: the CI gate.
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
+}
+
+const CHECK_HELP: &str = "\
+Every file is compiled and every diagnostic reported; one bad file never stops the others.
+Files are checked in parallel and reported sorted by path. Settings per glob (partition field,
+channel configuration, draft, skips, severities) come from schema2iceberg.toml, found in the
+current directory or a parent; docs/ci.md lists its keys.
+
+Examples:
+  schema2iceberg check schemas/
+  schema2iceberg check schemas/event.json --partition event_time --channel-config channel.json
+  schema2iceberg check --format github --deny warnings
+  schema2iceberg check --format sarif > schema2iceberg.sarif
+
+Exit codes: 0 no errors, 1 errors remain after the severity overrides, 2 usage or I/O error.";
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// Files, directories (searched recursively for *.json) and globs [default: .]
+    #[arg(value_name = "PATHS")]
+    paths: Vec<PathBuf>,
+    /// The repository config [default: schema2iceberg.toml in the current directory or a parent]
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The hour-partition field, for a single schema given on the command line.
+    #[arg(long, value_name = "FIELD")]
+    partition: Option<String>,
+    /// A channel configuration (Kinesis or MSK) to validate with the schemas; repeatable.
+    #[arg(long, value_name = "FILE")]
+    channel_config: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = check::CheckFormat::Text)]
+    format: check::CheckFormat,
+    /// Make CODE an error (`warnings`: every warning); repeatable.
+    #[arg(long, value_name = "CODE|warnings")]
+    deny: Vec<String>,
+    /// Drop CODE's diagnostics; repeatable.
+    #[arg(long, value_name = "CODE")]
+    allow: Vec<String>,
+    /// Make CODE a warning; repeatable.
+    #[arg(long, value_name = "CODE")]
+    warn: Vec<String>,
+    /// Read every schema as this draft, whatever its $schema says.
+    #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
+    draft: Option<Draft>,
+    /// The folder that file $refs may read from [default: the config's folder, else the current
+    /// directory].
+    #[arg(long, value_name = "DIR")]
+    ref_root: Option<PathBuf>,
+    /// Color the text output.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    color: ColorWhen,
 }
 
 const COMPILE_HELP: &str = "\
@@ -148,6 +206,51 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
     };
     match cli.command {
         Command::Compile(args) => run_compile(args),
+        Command::Check(args) => run_check(args),
+    }
+}
+
+fn color_enabled(when: ColorWhen) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
+    }
+}
+
+fn run_check(args: CheckArgs) -> ExitCode {
+    let request = check::CheckRequest {
+        dir: PathBuf::from("."),
+        paths: args.paths,
+        config: args.config,
+        partition: args.partition,
+        channel_configs: args.channel_config,
+        draft: args.draft,
+        ref_root: args.ref_root,
+        allow: args.allow,
+        warn: args.warn,
+        deny: args.deny,
+        color: args.format == check::CheckFormat::Text && color_enabled(args.color),
+    };
+    match check::check(&request, args.format) {
+        Ok(checked) => {
+            let mut stdout = std::io::stdout().lock();
+            if stdout
+                .write_all(checked.stdout.as_bytes())
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
+                return ExitCode::from(EXIT_USAGE);
+            }
+            ExitCode::from(checked.exit)
+        }
+        Err(e) => {
+            let mut stderr = anstream::stderr();
+            let _ = writeln!(stderr, "{}", e.message);
+            ExitCode::from(EXIT_USAGE)
+        }
     }
 }
 
@@ -190,13 +293,7 @@ fn run_compile(args: CompileArgs) -> ExitCode {
         draft: args.draft,
         ref_root: args.ref_root,
     };
-    let color = match args.color {
-        ColorWhen::Always => true,
-        ColorWhen::Never => false,
-        ColorWhen::Auto => {
-            anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
-        }
-    };
+    let color = color_enabled(args.color);
     let outcome = compile_bytes(&request, bytes, args.format, color);
     let mut stdout = std::io::stdout().lock();
     if stdout

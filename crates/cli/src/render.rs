@@ -24,7 +24,12 @@ pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
     }
     for d in &compiled.diagnostics {
         out.push('\n');
-        out.push_str(&diagnostic(ws, d, color));
+        let source = ws
+            .documents()
+            .iter()
+            .find(|doc| doc.display == d.location.file)
+            .and_then(|doc| doc.text_str());
+        out.push_str(&diagnostic(source, d, color));
         out.push('\n');
     }
     out.push('\n');
@@ -129,12 +134,7 @@ fn level(severity: Severity) -> Level<'static> {
 
 /// One diagnostic in rustc's style: title with code, `file:line:col`, the source line and a
 /// label, then the pointer, field and help.
-pub fn diagnostic(ws: &Workspace, d: &Diagnostic, color: bool) -> String {
-    let document = ws
-        .documents()
-        .iter()
-        .find(|doc| doc.display == d.location.file);
-    let source = document.and_then(|doc| doc.text_str());
+pub fn diagnostic(source: Option<&str>, d: &Diagnostic, color: bool) -> String {
     let title = level(d.severity)
         .primary_title(d.message.as_str())
         .id(d.code);

@@ -173,3 +173,63 @@ fn output_is_identical_across_runs() {
     let second = run(&args, None);
     assert_eq!(first.stdout, second.stdout);
 }
+
+/// Runs `schema2iceberg check` in `dir` (relative to the repository root).
+fn run_check_in(dir: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+        .arg("check")
+        .args(args)
+        .current_dir(root().join(dir))
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn check_exit_codes_follow_the_issue() {
+    assert_eq!(
+        run_check_in("testdata/check/msk-repo", &[]).status.code(),
+        Some(1)
+    );
+    assert_eq!(
+        run_check_in("testdata/check/bad-config", &[]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run_check_in("testdata/check/msk-repo", &["--deny", "no-such-code"])
+            .status
+            .code(),
+        Some(2)
+    );
+    let clean = run_check_in(
+        "testdata/check/kinesis-repo",
+        &[
+            "schemas/clicks.json",
+            "--allow",
+            "uppercase-name",
+            "--allow",
+            "metadata-column-name",
+        ],
+    );
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    assert!(stdout(&clean).contains("checked 1 file: 0 errors, 0 warnings"));
+}
+
+#[test]
+fn check_reports_json_on_stdout() {
+    let o = run_check_in("testdata/check/kinesis-repo", &["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON report");
+    assert_eq!(report["summary"]["files"], 5);
+    let paths: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    let mut sorted = paths.clone();
+    sorted.sort_unstable();
+    assert_eq!(paths, sorted, "files are sorted by path");
+    assert!(
+        !paths.iter().any(|p| p.starts_with("vendor/")),
+        "skipped files stay out"
+    );
+}

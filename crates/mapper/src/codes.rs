@@ -1,25 +1,6 @@
 //! The mapper's table of diagnostic codes: what the channel would do with the schema.
 
-use schema2iceberg_parser::{Code, Severity};
-
-macro_rules! codes {
-    ($($ident:ident = $name:literal, $severity:ident, $summary:literal, $fix:literal, $example:literal;)*) => {
-        $(
-            #[doc = $summary]
-            pub const $ident: Code = Code {
-                name: $name,
-                severity: Severity::$severity,
-                summary: $summary,
-                fix: $fix,
-                example: $example,
-            };
-        )*
-        /// Every code of this crate, in documentation order.
-        pub const ALL: &[Code] = &[$($ident),*];
-    };
-}
-
-codes! {
+schema2iceberg_parser::code_table! {
     ROOT_NOT_OBJECT = "root-not-object", Error,
         "The root schema is not an object with properties, so there are no columns.",
         "Make the root `{\"type\": \"object\", \"properties\": {…}}`; its properties become the columns.",

@@ -32,6 +32,7 @@
 
 #![deny(missing_docs)]
 
+pub mod channel;
 pub mod codes;
 mod ids;
 pub mod lints;
@@ -153,7 +154,13 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
             &mut diagnostics,
         );
         if options.lints {
-            lints::run(ws, &columns, source.as_deref(), &mut diagnostics);
+            lints::run(
+                ws,
+                &columns,
+                !options.partition.is_empty(),
+                source.as_deref(),
+                &mut diagnostics,
+            );
         }
         let built = Schema::builder()
             .with_schema_id(0)

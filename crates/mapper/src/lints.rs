@@ -4,30 +4,13 @@
 use std::collections::{HashMap, HashSet};
 
 use iceberg::spec::PrimitiveType;
-use schema2iceberg_parser::{Code, Diagnostic, Location, Severity, Span, Workspace};
+use schema2iceberg_parser::{Diagnostic, Location, Span, Workspace};
 
 use crate::codes;
 use crate::map::MAX_NESTING;
 use crate::model::{Column, Ty};
 
-macro_rules! codes {
-    ($($ident:ident = $name:literal, $severity:ident, $summary:literal, $fix:literal, $example:literal;)*) => {
-        $(
-            #[doc = $summary]
-            pub const $ident: Code = Code {
-                name: $name,
-                severity: Severity::$severity,
-                summary: $summary,
-                fix: $fix,
-                example: $example,
-            };
-        )*
-        /// Every lint code, in documentation order.
-        pub const ALL: &[Code] = &[$($ident),*];
-    };
-}
-
-codes! {
+schema2iceberg_parser::code_table! {
     NO_PARTITION_CANDIDATE = "no-partition-candidate", Warning,
         "No partition was given, and no column can be the channel's partition source: none is a timestamptz column, reached through structs only, whose path `SourceName` can name.",
         "Add a required property `{\"type\": \"string\", \"format\": \"date-time\"}` with a name of letters, digits and `_`, outside lists and maps.",
@@ -75,13 +58,6 @@ const METADATA_COLUMNS: &[&str] = &[
     "_change_type",
     "_change_ordinal",
     "_commit_snapshot_id",
-];
-
-/// The codes by which the partition step says that a partition was asked for but not found.
-const PARTITION_REQUESTED: &[&str] = &[
-    codes::PARTITION_NOT_FOUND.name,
-    codes::PARTITION_NOT_TIMESTAMPTZ.name,
-    codes::MULTIPLE_PARTITIONS.name,
 ];
 
 /// One named column of the table, at any depth.
@@ -180,22 +156,17 @@ impl<'c> Tree<'c> {
     }
 }
 
-/// Runs every lint over the table's columns. `partition` is the partition source path, when one
-/// was given and found.
+/// Runs every lint over the table's columns. `requested` says whether any partition field was
+/// asked for; `partition` is the source path, when one was given and found.
 pub(crate) fn run(
     ws: &Workspace,
     columns: &[Column],
+    requested: bool,
     partition: Option<&str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let mut tree = Tree::default();
     tree.columns(columns, "", 1, true, None);
-    // Lints run after the partition step, so its errors tell a partition that was asked for
-    // and not found from one that was never asked for.
-    let requested = partition.is_some()
-        || diagnostics
-            .iter()
-            .any(|d| PARTITION_REQUESTED.contains(&d.code));
     let too_deep: Vec<&str> = diagnostics
         .iter()
         .filter(|d| d.code == codes::NESTING_TOO_DEEP.name)

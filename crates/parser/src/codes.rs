@@ -1,25 +1,6 @@
 //! The parser's table of diagnostic codes: reading JSON, choosing the draft, and `$ref`.
 
-use crate::diagnostic::{Code, Severity};
-
-macro_rules! codes {
-    ($($ident:ident = $name:literal, $severity:ident, $summary:literal, $fix:literal, $example:literal;)*) => {
-        $(
-            #[doc = $summary]
-            pub const $ident: Code = Code {
-                name: $name,
-                severity: Severity::$severity,
-                summary: $summary,
-                fix: $fix,
-                example: $example,
-            };
-        )*
-        /// Every code of this crate, in documentation order.
-        pub const ALL: &[Code] = &[$($ident),*];
-    };
-}
-
-codes! {
+crate::code_table! {
     INVALID_UTF8 = "invalid-utf8", Error,
         "The file is not UTF-8 text.",
         "Save the file as UTF-8; JSON requires it.",

@@ -106,3 +106,30 @@ impl Diagnostic {
         self
     }
 }
+
+/// Declares a table of diagnostic codes: one `pub const` a code, and `ALL`, every code in order.
+///
+/// ```
+/// schema2iceberg_parser::code_table! {
+///     EXAMPLE = "example-code", Warning,
+///         "What it means.", "How to fix it.", "{}";
+/// }
+/// assert_eq!(ALL[0].name, "example-code");
+/// ```
+#[macro_export]
+macro_rules! code_table {
+    ($($ident:ident = $name:literal, $severity:ident, $summary:literal, $fix:literal, $example:literal;)*) => {
+        $(
+            #[doc = $summary]
+            pub const $ident: $crate::Code = $crate::Code {
+                name: $name,
+                severity: $crate::Severity::$severity,
+                summary: $summary,
+                fix: $fix,
+                example: $example,
+            };
+        )*
+        /// Every code of this table, in documentation order.
+        pub const ALL: &[$crate::Code] = &[$($ident),*];
+    };
+}

@@ -1,0 +1,318 @@
+//! The repository config, `schema2iceberg.toml`: per-glob partition fields, channel
+//! configurations, drafts, skips and severity overrides.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use globset::GlobSet;
+use schema2iceberg_parser::{Diagnostic, Draft, LineIndex, Location, Span};
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::discover;
+use super::severity::{Level, Overrides};
+use crate::codes;
+
+/// The file name looked for in the current directory and its parents.
+pub const FILE_NAME: &str = "schema2iceberg.toml";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawConfig {
+    #[serde(default)]
+    skip: Vec<Spanned<String>>,
+    #[serde(default)]
+    severity: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    schemas: Vec<RawEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawEntry {
+    files: Spanned<OneOrMany>,
+    partition: Option<Spanned<String>>,
+    channel_config: Option<Spanned<OneOrMany>>,
+    draft: Option<Spanned<String>>,
+    ref_root: Option<Spanned<String>>,
+    #[serde(default)]
+    skip: bool,
+    #[serde(default)]
+    severity: BTreeMap<Spanned<String>, Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn items(&self) -> Vec<&str> {
+        match self {
+            OneOrMany::One(one) => vec![one.as_str()],
+            OneOrMany::Many(many) => many.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// One `[[schemas]]` entry, checked.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    files: GlobSet,
+    partition: Option<String>,
+    channel_configs: Vec<PathBuf>,
+    draft: Option<Draft>,
+    ref_root: Option<PathBuf>,
+    skip: bool,
+    overrides: Overrides,
+}
+
+/// The repository config, checked; [`Config::default`] when there is none.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// The config file, when there is one.
+    pub path: Option<PathBuf>,
+    /// The folder globs are relative to.
+    pub dir: PathBuf,
+    /// Files never checked.
+    pub skip: GlobSet,
+    /// The global `[severity]` table.
+    pub overrides: Overrides,
+    entries: Vec<Entry>,
+}
+
+/// What applies to one file: the matching entries, later keys winning.
+#[derive(Debug, Clone, Default)]
+pub struct FileSettings {
+    /// The partition field.
+    pub partition: Option<String>,
+    /// Channel configuration files, as paths to read.
+    pub channel_configs: Vec<PathBuf>,
+    /// The draft override.
+    pub draft: Option<Draft>,
+    /// The reference root.
+    pub ref_root: Option<PathBuf>,
+    /// Whether the file is skipped.
+    pub skip: bool,
+    /// The severity overrides of the config (global, then entries).
+    pub overrides: Overrides,
+}
+
+impl Config {
+    /// No config file: nothing skipped, no overrides, globs relative to `dir`.
+    pub fn none(dir: &Path) -> Config {
+        Config {
+            dir: dir.to_path_buf(),
+            ..Config::default()
+        }
+    }
+
+    /// Every channel configuration the entries name: these files are validated, not compiled.
+    pub fn channel_config_paths(&self) -> Vec<PathBuf> {
+        self.entries
+            .iter()
+            .flat_map(|e| e.channel_configs.iter().cloned())
+            .collect()
+    }
+
+    /// The settings for `path`.
+    pub fn settings_for(&self, path: &Path) -> FileSettings {
+        let mut settings = FileSettings {
+            skip: discover::matches_any(path, &self.skip, &self.dir),
+            overrides: self.overrides.clone(),
+            ..FileSettings::default()
+        };
+        for entry in &self.entries {
+            if !discover::matches_any(path, &entry.files, &self.dir) {
+                continue;
+            }
+            if entry.partition.is_some() {
+                settings.partition.clone_from(&entry.partition);
+            }
+            if !entry.channel_configs.is_empty() {
+                settings.channel_configs.clone_from(&entry.channel_configs);
+            }
+            if entry.draft.is_some() {
+                settings.draft = entry.draft;
+            }
+            if entry.ref_root.is_some() {
+                settings.ref_root.clone_from(&entry.ref_root);
+            }
+            settings.skip |= entry.skip;
+            settings.overrides = settings.overrides.layered(&entry.overrides);
+        }
+        settings
+    }
+}
+
+/// Finds `schema2iceberg.toml` in `start` or one of its parents.
+pub fn find(start: &Path) -> Option<PathBuf> {
+    let start = std::path::absolute(start).ok()?;
+    start
+        .ancestors()
+        .map(|dir| dir.join(FILE_NAME))
+        .find(|candidate| candidate.is_file())
+}
+
+struct Reader<'t> {
+    display: String,
+    text: &'t str,
+    lines: LineIndex,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Reader<'_> {
+    fn error(&mut self, pointer: &str, span: std::ops::Range<usize>, message: String) {
+        let (line, column) = self.lines.line_col(self.text.as_bytes(), span.start);
+        self.diagnostics.push(Diagnostic::new(
+            &codes::CONFIG_INVALID,
+            Location {
+                file: self.display.clone(),
+                pointer: pointer.to_string(),
+                span: Span::new(span.start, span.end),
+                line,
+                column,
+            },
+            message,
+        ));
+    }
+
+    fn overrides(
+        &mut self,
+        pointer: &str,
+        table: &BTreeMap<Spanned<String>, Spanned<String>>,
+    ) -> Overrides {
+        let mut overrides = Overrides::default();
+        for (code, level) in table {
+            let name = code.get_ref();
+            if name != "warnings" && codes::find(name).is_none() {
+                self.error(
+                    &format!("{pointer}/{name}"),
+                    code.span(),
+                    format!("`{name}` is not a diagnostic code (docs/diagnostics.md lists them; `warnings` is the group of all warnings)"),
+                );
+                continue;
+            }
+            match Level::parse(level.get_ref()) {
+                Some(l) => overrides.set(name, l),
+                None => self.error(
+                    &format!("{pointer}/{name}"),
+                    level.span(),
+                    format!(
+                        "`{}` is not a severity: use \"allow\", \"warn\" or \"deny\"",
+                        level.get_ref()
+                    ),
+                ),
+            }
+        }
+        overrides
+    }
+}
+
+/// Reads and checks a config file. `Err` holds the diagnostics (with the text, for snippets).
+pub fn load(path: &Path, display: &str, text: &str) -> Result<Config, Vec<Diagnostic>> {
+    let mut reader = Reader {
+        display: display.to_string(),
+        text,
+        lines: LineIndex::new(text.as_bytes()),
+        diagnostics: Vec::new(),
+    };
+    let raw: RawConfig = match toml::from_str(text) {
+        Ok(raw) => raw,
+        Err(e) => {
+            let span = e.span().unwrap_or(0..1);
+            reader.error("", span, format!("invalid config: {}", e.message().trim()));
+            return Err(reader.diagnostics);
+        }
+    };
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let skip_globs: Vec<&str> = raw.skip.iter().map(|s| s.get_ref().as_str()).collect();
+    let skip = match discover::glob_set(skip_globs) {
+        Ok(set) => set,
+        Err(message) => {
+            let span = raw.skip.first().map(Spanned::span).unwrap_or(0..1);
+            reader.error("/skip", span, message);
+            GlobSet::empty()
+        }
+    };
+    let overrides = reader.overrides("/severity", &raw.severity);
+    let mut entries = Vec::new();
+    for (i, entry) in raw.schemas.iter().enumerate() {
+        let pointer = format!("/schemas/{i}");
+        let files = match discover::glob_set(entry.files.get_ref().items()) {
+            Ok(set) => set,
+            Err(message) => {
+                reader.error(&format!("{pointer}/files"), entry.files.span(), message);
+                continue;
+            }
+        };
+        let draft = entry.draft.as_ref().and_then(|d| {
+            let parsed = Draft::from_flag(d.get_ref());
+            if parsed.is_none() {
+                reader.error(
+                    &format!("{pointer}/draft"),
+                    d.span(),
+                    format!(
+                        "`{}` is not a supported draft: use \"04\", \"06\" or \"07\"",
+                        d.get_ref()
+                    ),
+                );
+            }
+            parsed
+        });
+        let mut channel_configs = Vec::new();
+        if let Some(list) = &entry.channel_config {
+            for item in list.get_ref().items() {
+                let resolved = dir.join(item);
+                if resolved.is_file() {
+                    channel_configs.push(resolved);
+                } else {
+                    reader.error(
+                        &format!("{pointer}/channel-config"),
+                        list.span(),
+                        format!("channel configuration `{item}` does not exist (paths are relative to the config file)"),
+                    );
+                }
+            }
+        }
+        let ref_root = entry.ref_root.as_ref().and_then(|r| {
+            let resolved = dir.join(r.get_ref());
+            if resolved.is_dir() {
+                Some(resolved)
+            } else {
+                reader.error(
+                    &format!("{pointer}/ref-root"),
+                    r.span(),
+                    format!(
+                        "ref-root `{}` is not a directory (paths are relative to the config file)",
+                        r.get_ref()
+                    ),
+                );
+                None
+            }
+        });
+        let overrides = reader.overrides(&format!("{pointer}/severity"), &entry.severity);
+        entries.push(Entry {
+            files,
+            partition: entry.partition.as_ref().map(|p| p.get_ref().clone()),
+            channel_configs,
+            draft,
+            ref_root,
+            skip: entry.skip,
+            overrides,
+        });
+    }
+    if !reader.diagnostics.is_empty() {
+        reader.diagnostics.sort_by_key(|d| d.location.span.start);
+        return Err(reader.diagnostics);
+    }
+    Ok(Config {
+        path: Some(path.to_path_buf()),
+        dir,
+        skip,
+        overrides,
+        entries,
+    })
+}

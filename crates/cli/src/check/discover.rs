@@ -1,0 +1,98 @@
+//! Which files `check` reads: files, directories searched recursively for `*.json`, and globs.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+/// Expands the command-line paths into a sorted list of files. A path that is neither a file, a
+/// directory nor a glob matching something is an error.
+pub fn expand(paths: &[PathBuf], skip: &GlobSet, base: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut found = BTreeSet::new();
+    for path in paths {
+        let text = path.to_string_lossy();
+        if path.is_file() {
+            found.insert(path.clone());
+        } else if path.is_dir() {
+            walk(path, &mut found, skip, base);
+        } else if text.contains(['*', '?', '[', '{']) {
+            let glob = Glob::new(&text)
+                .map_err(|e| format!("`{text}` is not a valid glob: {e}"))?
+                .compile_matcher();
+            let before = found.len();
+            let root = glob_root(&text);
+            let mut matched = BTreeSet::new();
+            walk(&root, &mut matched, skip, base);
+            found.extend(matched.into_iter().filter(|p| glob.is_match(p)));
+            if found.len() == before {
+                return Err(format!("`{text}` matches no JSON file"));
+            }
+        } else {
+            return Err(format!("`{}` does not exist", path.display()));
+        }
+    }
+    Ok(found.into_iter().collect())
+}
+
+/// The directory part of a glob before its first wildcard.
+fn glob_root(glob: &str) -> PathBuf {
+    let literal: Vec<&str> = glob
+        .split('/')
+        .take_while(|part| !part.contains(['*', '?', '[', '{']))
+        .collect();
+    if literal.is_empty() {
+        PathBuf::from(".")
+    } else {
+        PathBuf::from(literal.join("/"))
+    }
+}
+
+fn walk(dir: &Path, found: &mut BTreeSet<PathBuf>, skip: &GlobSet, base: &Path) {
+    let entries = walkdir::WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !is_skipped(e.path(), skip, base) && !is_hidden(e));
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if entry.file_type().is_file() && path.extension().is_some_and(|e| e == "json") {
+            found.insert(path.to_path_buf());
+        }
+    }
+}
+
+fn is_hidden(entry: &walkdir::DirEntry) -> bool {
+    entry.depth() > 0
+        && entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with('.') || n == "target" || n == "node_modules")
+}
+
+/// Whether `path` matches a skip glob, tried both as given and relative to `base` (the folder
+/// of the repository config).
+pub fn is_skipped(path: &Path, skip: &GlobSet, base: &Path) -> bool {
+    matches_any(path, skip, base)
+}
+
+/// Whether `path` matches `set`, as given or relative to `base`.
+pub fn matches_any(path: &Path, set: &GlobSet, base: &Path) -> bool {
+    let cleaned = path.strip_prefix("./").unwrap_or(path);
+    if set.is_match(cleaned) {
+        return true;
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+    absolute
+        .strip_prefix(&base)
+        .is_ok_and(|relative| set.is_match(relative))
+}
+
+/// Builds a glob set; an invalid glob is reported by its text.
+pub fn glob_set<'a>(globs: impl IntoIterator<Item = &'a str>) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        builder.add(Glob::new(glob).map_err(|e| format!("`{glob}` is not a valid glob: {e}"))?);
+    }
+    builder.build().map_err(|e| e.to_string())
+}

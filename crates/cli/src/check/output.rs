@@ -1,0 +1,336 @@
+//! The four output formats of `check`: text, a JSON report (with a published JSON Schema),
+//! GitHub workflow commands, and SARIF 2.1.0.
+
+use schema2iceberg_parser::{Diagnostic, Severity};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_sarif::sarif;
+
+/// The JSON report of one `check` run. Its JSON Schema is `docs/report.schema.json`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct Report {
+    /// The version of this report's shape; it changes only when a field changes meaning or goes away.
+    pub report_version: u32,
+    /// `schema2iceberg`.
+    pub tool: String,
+    /// Every file checked, sorted by path.
+    pub files: Vec<FileReport>,
+    /// Counts over all files.
+    pub summary: Summary,
+}
+
+/// One checked file.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct FileReport {
+    /// The path, relative to the folder `check` ran in.
+    pub path: String,
+    /// What the file is.
+    pub kind: FileKind,
+    /// The worst severity among its diagnostics, after overrides.
+    pub status: Status,
+    /// The table the schema compiles to; absent for channel configurations and for schemas with
+    /// errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableSummary>,
+    /// Its diagnostics, after severity overrides, by position.
+    pub diagnostics: Vec<DiagnosticReport>,
+}
+
+/// What a checked file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileKind {
+    /// A JSON Schema.
+    Schema,
+    /// A channel configuration (Kinesis or MSK).
+    ChannelConfig,
+    /// The repository config, `schema2iceberg.toml`.
+    Config,
+}
+
+/// The outcome of one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// No errors or warnings.
+    Ok,
+    /// Warnings, no errors.
+    Warnings,
+    /// At least one error.
+    Errors,
+}
+
+/// The shape of a compiled table.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct TableSummary {
+    /// Top-level columns.
+    pub columns: usize,
+    /// All fields, nested ones included (the highest field id).
+    pub fields: usize,
+    /// The partition source column, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+}
+
+/// One diagnostic.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct DiagnosticReport {
+    /// `error`, `warning` or `note`, after overrides.
+    pub severity: SeverityName,
+    /// The stable code (docs/diagnostics.md).
+    pub code: String,
+    /// What is wrong.
+    pub message: String,
+    /// The file it points into (a `$ref` may lead into another file).
+    pub file: String,
+    /// RFC 6901 JSON Pointer into `file` (`""` is the root); for the TOML config, the key path.
+    pub pointer: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// The dotted Iceberg column path, where there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// How to fix it, where the message alone does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+}
+
+/// A severity name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeverityName {
+    /// The channel would reject the schema, or the table would not be what the schema says.
+    Error,
+    /// The table works, but probably not as meant.
+    Warning,
+    /// A remark about a choice the compiler made.
+    Note,
+}
+
+/// Counts over all files.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub struct Summary {
+    /// Files checked.
+    pub files: usize,
+    /// Files with at least one error.
+    pub files_with_errors: usize,
+    /// Errors.
+    pub errors: usize,
+    /// Warnings.
+    pub warnings: usize,
+    /// Notes.
+    pub notes: usize,
+}
+
+impl DiagnosticReport {
+    /// The report form of a diagnostic.
+    pub fn from_diagnostic(d: &Diagnostic) -> Self {
+        DiagnosticReport {
+            severity: match d.severity {
+                Severity::Error => SeverityName::Error,
+                Severity::Warning => SeverityName::Warning,
+                Severity::Note => SeverityName::Note,
+            },
+            code: d.code.to_string(),
+            message: d.message.clone(),
+            file: d.location.file.clone(),
+            pointer: d.location.pointer.clone(),
+            line: d.location.line,
+            column: d.location.column,
+            field: d.field.clone(),
+            help: d.help.clone(),
+        }
+    }
+}
+
+/// The status a list of diagnostics gives a file.
+pub fn status(diagnostics: &[Diagnostic]) -> Status {
+    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        Status::Errors
+    } else if diagnostics.iter().any(|d| d.severity == Severity::Warning) {
+        Status::Warnings
+    } else {
+        Status::Ok
+    }
+}
+
+/// Totals over `files`.
+pub fn summarize(files: &[FileReport]) -> Summary {
+    let count = |s: SeverityName| {
+        files
+            .iter()
+            .flat_map(|f| &f.diagnostics)
+            .filter(|d| d.severity == s)
+            .count()
+    };
+    Summary {
+        files: files.len(),
+        files_with_errors: files.iter().filter(|f| f.status == Status::Errors).count(),
+        errors: count(SeverityName::Error),
+        warnings: count(SeverityName::Warning),
+        notes: count(SeverityName::Note),
+    }
+}
+
+/// The closing line of text and GitHub output.
+pub fn summary_line(summary: &Summary) -> String {
+    let plural = |n: usize, word: &str| {
+        if n == 1 {
+            format!("1 {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
+    format!(
+        "checked {}: {}, {}, {}{}",
+        plural(summary.files, "file"),
+        plural(summary.errors, "error"),
+        plural(summary.warnings, "warning"),
+        plural(summary.notes, "note"),
+        if summary.files_with_errors > 0 {
+            format!(
+                " ({} with errors)",
+                plural(summary.files_with_errors, "file")
+            )
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// The JSON Schema of [`Report`], as published in `docs/report.schema.json`.
+pub fn report_schema() -> String {
+    let schema = schemars::schema_for!(Report);
+    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// GitHub Actions workflow commands: one annotation a diagnostic, then the summary.
+pub fn github(report: &Report) -> String {
+    let mut out = String::new();
+    for d in report.files.iter().flat_map(|f| &f.diagnostics) {
+        let command = match d.severity {
+            SeverityName::Error => "error",
+            SeverityName::Warning => "warning",
+            SeverityName::Note => "notice",
+        };
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        out.push_str(&format!(
+            "::{command} file={},line={},col={},title={}::{}\n",
+            escape_property(&d.file),
+            d.line,
+            d.column,
+            escape_property(&d.code),
+            escape_data(&message)
+        ));
+    }
+    out.push_str(&summary_line(&report.summary));
+    out.push('\n');
+    out
+}
+
+/// SARIF 2.1.0 for GitHub code scanning: one rule for each code that occurs.
+pub fn sarif(report: &Report) -> String {
+    let mut rule_ids: Vec<&str> = report
+        .files
+        .iter()
+        .flat_map(|f| &f.diagnostics)
+        .map(|d| d.code.as_str())
+        .collect();
+    rule_ids.sort_unstable();
+    rule_ids.dedup();
+    let rules: Vec<sarif::ReportingDescriptor> = rule_ids
+        .iter()
+        .map(|id| {
+            let code = crate::codes::find(id);
+            let builder = sarif::ReportingDescriptor::builder().id(id.to_string());
+            match code {
+                Some(code) => builder
+                    .short_description(&code.summary.to_string())
+                    .help(&code.fix.to_string())
+                    .build(),
+                None => builder.build(),
+            }
+        })
+        .collect();
+    let results: Vec<sarif::Result> = report
+        .files
+        .iter()
+        .flat_map(|f| &f.diagnostics)
+        .map(|d| {
+            let level = match d.severity {
+                SeverityName::Error => sarif::ResultLevel::Error,
+                SeverityName::Warning => sarif::ResultLevel::Warning,
+                SeverityName::Note => sarif::ResultLevel::Note,
+            };
+            let mut text = d.message.clone();
+            if let Some(help) = &d.help {
+                text.push_str(" Help: ");
+                text.push_str(help);
+            }
+            let region = sarif::Region::builder()
+                .start_line(i64::try_from(d.line).unwrap_or(i64::MAX))
+                .start_column(i64::try_from(d.column).unwrap_or(i64::MAX))
+                .build();
+            let location = sarif::Location::builder()
+                .physical_location(
+                    sarif::PhysicalLocation::builder()
+                        .artifact_location(
+                            sarif::ArtifactLocation::builder()
+                                .uri(d.file.replace('\\', "/"))
+                                .build(),
+                        )
+                        .region(region)
+                        .build(),
+                )
+                .build();
+            let rule_index = rule_ids.iter().position(|r| *r == d.code).unwrap_or(0);
+            sarif::Result::builder()
+                .rule_id(d.code.clone())
+                .rule_index(i64::try_from(rule_index).unwrap_or(0))
+                .level(level)
+                .message(sarif::Message::builder().text(text).build())
+                .locations(vec![location])
+                .build()
+        })
+        .collect();
+    let driver = sarif::ToolComponent::builder()
+        .name("schema2iceberg")
+        .version(env!("CARGO_PKG_VERSION"))
+        .rules(rules)
+        .build();
+    let run = sarif::Run::builder()
+        .tool(sarif::Tool::builder().driver(driver).build())
+        .results(results)
+        .build();
+    let log = sarif::Sarif::builder()
+        .version(sarif::Version::V2_1_0.to_string())
+        .schema("https://json.schemastore.org/sarif-2.1.0.json")
+        .runs(vec![run])
+        .build();
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}

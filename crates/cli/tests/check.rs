@@ -1,0 +1,181 @@
+//! `schema2iceberg check` over fixture repositories in `testdata/check/`: one snapshot a
+//! repository, holding the exit code and all four output formats.
+
+// A test should stop loudly; the no-panic rule is for code that reads input.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use schema2iceberg::check::{check as run_check, CheckFormat, CheckRequest};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn request(dir: &Path) -> CheckRequest {
+    CheckRequest::new(dir)
+}
+
+/// Runs `check` in `testdata/check/<repo>` in every format, after `adjust` sets options.
+fn check(repo: &str, adjust: impl Fn(&mut CheckRequest)) -> String {
+    let mut req = request(&root().join("testdata/check").join(repo));
+    adjust(&mut req);
+    let mut out = String::new();
+    for format in [
+        CheckFormat::Text,
+        CheckFormat::Json,
+        CheckFormat::Github,
+        CheckFormat::Sarif,
+    ] {
+        match run_check(&req, format) {
+            Ok(checked) => {
+                out.push_str(&format!(
+                    "--- {format:?} (exit {}) ---\n{}\n",
+                    checked.exit, checked.stdout
+                ));
+            }
+            Err(e) => {
+                out.push_str(&format!(
+                    "--- {format:?} (usage error, exit 2) ---\n{}\n",
+                    e.message
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn kinesis_repository() {
+    insta::assert_snapshot!(check("kinesis-repo", |_| {}));
+}
+
+#[test]
+fn msk_repository() {
+    insta::assert_snapshot!(check("msk-repo", |_| {}));
+}
+
+#[test]
+fn config_mistakes_are_reported_with_their_lines() {
+    insta::assert_snapshot!(check("bad-config", |_| {}));
+}
+
+#[test]
+fn an_unknown_config_key_is_reported_with_its_line() {
+    insta::assert_snapshot!(check("bad-config-key", |_| {}));
+}
+
+#[test]
+fn command_line_options_for_a_single_schema() {
+    insta::assert_snapshot!(check("kinesis-repo", |r| {
+        r.paths = vec![PathBuf::from("schemas/clicks.json")];
+        r.config = Some(PathBuf::from("../msk-repo/schema2iceberg.toml"));
+        r.partition = Some("event_time".to_string());
+        r.deny = vec!["warnings".to_string()];
+        r.allow = vec!["uppercase-name".to_string()];
+    }));
+}
+
+#[test]
+fn usage_errors() {
+    let dir = root().join("testdata/check/kinesis-repo");
+    let mut unknown = request(&dir);
+    unknown.deny = vec!["no-such-code".to_string()];
+    let mut twice = request(&dir);
+    twice.deny = vec!["uppercase-name".to_string()];
+    twice.allow = vec!["uppercase-name".to_string()];
+    let mut partition_many = request(&dir);
+    partition_many.partition = Some("ts".to_string());
+    let mut missing = request(&dir);
+    missing.paths = vec![PathBuf::from("schemas/nope.json")];
+    let mut out = String::new();
+    for (name, req) in [
+        ("unknown code", unknown),
+        ("code twice", twice),
+        ("--partition with many schemas", partition_many),
+        ("missing path", missing),
+    ] {
+        let message = run_check(&req, CheckFormat::Text).err().map(|e| e.message);
+        out.push_str(&format!(
+            "{name}: {}\n",
+            message.unwrap_or_else(|| "(no error)".to_string())
+        ));
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn the_published_report_schema_is_current() {
+    let published =
+        std::fs::read_to_string(root().join("docs/report.schema.json")).unwrap_or_default();
+    assert!(
+        published == schema2iceberg::check::output::report_schema(),
+        "docs/report.schema.json is stale: run `cargo xtask codegen`"
+    );
+}
+
+#[test]
+fn json_reports_validate_against_the_published_shape() {
+    let checked = run_check(
+        &request(&root().join("testdata/check/kinesis-repo")),
+        CheckFormat::Json,
+    )
+    .unwrap();
+    let report: serde_json::Value = serde_json::from_str(&checked.stdout).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(&schema2iceberg::check::output::report_schema()).unwrap();
+    // Every top-level key of the report is a property of the schema, and every required one is there.
+    let properties = schema["properties"].as_object().unwrap();
+    for key in report.as_object().unwrap().keys() {
+        assert!(properties.contains_key(key), "{key} is documented");
+    }
+    for key in schema["required"].as_array().unwrap() {
+        assert!(
+            report.get(key.as_str().unwrap()).is_some(),
+            "{key} is present"
+        );
+    }
+}
+
+/// Checks every schema of `../shared/corpus` in one run: nothing may crash, and the counts of
+/// each code are a snapshot, so that a change in behaviour shows up in review.
+#[test]
+fn corpus() {
+    let corpus = root().join("../shared/corpus");
+    if !corpus.is_dir() {
+        println!("skipped: {} is missing", corpus.display());
+        return;
+    }
+    let mut req = request(&corpus);
+    req.config = Some(root().join("testdata/corpus/schema2iceberg.toml"));
+    let checked = run_check(&req, CheckFormat::Json).expect("the corpus check runs");
+    let mut by_code: BTreeMap<String, usize> = BTreeMap::new();
+    for d in checked.report.files.iter().flat_map(|f| &f.diagnostics) {
+        *by_code
+            .entry(format!("{:?} {}", d.severity, d.code))
+            .or_default() += 1;
+    }
+    let mut out = format!("{:?}\n\n", checked.report.summary);
+    for (code, count) in by_code {
+        out.push_str(&format!("{count:>6} {code}\n"));
+    }
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn the_diagnostics_reference_is_current() {
+    let published = std::fs::read_to_string(root().join("docs/diagnostics.md")).unwrap_or_default();
+    assert!(
+        published == schema2iceberg::docs::diagnostics_markdown(),
+        "docs/diagnostics.md is stale: run `cargo xtask codegen`"
+    );
+}
