@@ -158,6 +158,15 @@ fn corpus() {
     let mut req = request(&corpus);
     req.config = Some(root().join("testdata/corpus/schema2iceberg.toml"));
     let checked = run_check(&req, CheckFormat::Json).expect("the corpus check runs");
+    let on_disk = walkdir::WalkDir::new(&corpus)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "json"))
+        .count();
+    assert_eq!(
+        checked.report.summary.files, on_disk,
+        "every corpus file has a report"
+    );
     let mut by_code: BTreeMap<String, usize> = BTreeMap::new();
     for d in checked.report.files.iter().flat_map(|f| &f.diagnostics) {
         *by_code
@@ -177,5 +186,39 @@ fn the_diagnostics_reference_is_current() {
     assert!(
         published == schema2iceberg::docs::diagnostics_markdown(),
         "docs/diagnostics.md is stale: run `cargo xtask codegen`"
+    );
+}
+
+#[test]
+fn paths_may_be_files_directories_and_globs() {
+    let dir = root().join("testdata/check/kinesis-repo");
+    let paths_of = |paths: &[&str]| {
+        let mut req = request(&dir);
+        req.paths = paths.iter().map(PathBuf::from).collect();
+        run_check(&req, CheckFormat::Json)
+            .unwrap()
+            .report
+            .files
+            .iter()
+            .map(|f| f.path.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        paths_of(&["schemas/*.json"]),
+        [
+            "channels/orders-kinesis.json",
+            "schemas/broken.json",
+            "schemas/clicks.json",
+            "schemas/orders.json"
+        ]
+    );
+    assert_eq!(
+        paths_of(&["schemas/legacy"]),
+        ["schemas/legacy/session.json"]
+    );
+    assert_eq!(
+        paths_of(&["schemas/legacy/session.json", "schemas/**/session.json"]),
+        ["schemas/legacy/session.json"],
+        "a file named twice is checked once"
     );
 }

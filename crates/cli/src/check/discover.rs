@@ -3,32 +3,34 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Expands the command-line paths into a sorted list of files. A path that is neither a file, a
-/// directory nor a glob matching something is an error.
-pub fn expand(paths: &[PathBuf], skip: &GlobSet, base: &Path) -> Result<Vec<PathBuf>, String> {
+/// directory nor a glob matching something is an error, named as the user wrote it (`shown`).
+pub fn expand(
+    paths: &[(String, PathBuf)],
+    skip: &GlobSet,
+    base: &Path,
+) -> Result<Vec<PathBuf>, String> {
     let mut found = BTreeSet::new();
-    for path in paths {
+    for (shown, path) in paths {
         let text = path.to_string_lossy();
         if path.is_file() {
             found.insert(path.clone());
         } else if path.is_dir() {
             walk(path, &mut found, skip, base);
         } else if text.contains(['*', '?', '[', '{']) {
-            let glob = Glob::new(&text)
-                .map_err(|e| format!("`{text}` is not a valid glob: {e}"))?
-                .compile_matcher();
-            let before = found.len();
+            let glob = path_glob(&text)?.compile_matcher();
             let root = glob_root(&text);
-            let mut matched = BTreeSet::new();
-            walk(&root, &mut matched, skip, base);
-            found.extend(matched.into_iter().filter(|p| glob.is_match(p)));
-            if found.len() == before {
-                return Err(format!("`{text}` matches no JSON file"));
+            let mut walked = BTreeSet::new();
+            walk(&root, &mut walked, skip, base);
+            let matched: Vec<PathBuf> = walked.into_iter().filter(|p| glob.is_match(p)).collect();
+            if matched.is_empty() {
+                return Err(format!("`{shown}` matches no JSON file"));
             }
+            found.extend(matched);
         } else {
-            return Err(format!("`{}` does not exist", path.display()));
+            return Err(format!("`{shown}` does not exist"));
         }
     }
     Ok(found.into_iter().collect())
@@ -88,11 +90,19 @@ pub fn matches_any(path: &Path, set: &GlobSet, base: &Path) -> bool {
         .is_ok_and(|relative| set.is_match(relative))
 }
 
+/// A glob with shell semantics for paths: `*` stays within one folder, `**` crosses folders.
+fn path_glob(text: &str) -> Result<Glob, String> {
+    GlobBuilder::new(text)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("`{text}` is not a valid glob: {e}"))
+}
+
 /// Builds a glob set; an invalid glob is reported by its text.
 pub fn glob_set<'a>(globs: impl IntoIterator<Item = &'a str>) -> Result<GlobSet, String> {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
-        builder.add(Glob::new(glob).map_err(|e| format!("`{glob}` is not a valid glob: {e}"))?);
+        builder.add(path_glob(glob)?);
     }
     builder.build().map_err(|e| e.to_string())
 }

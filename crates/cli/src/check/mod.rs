@@ -203,19 +203,15 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
         Err(ConfigError::Usage(e)) => return Err(e),
         Err(ConfigError::Mistakes(failure)) => return Ok(config_failure(request, format, failure)),
     };
-    let paths: Vec<PathBuf> = if request.paths.is_empty() {
-        vec![request.dir.clone()]
+    let paths: Vec<(String, PathBuf)> = if request.paths.is_empty() {
+        vec![(".".to_string(), request.dir.clone())]
     } else {
-        request.paths.iter().map(|p| request.dir.join(p)).collect()
+        request
+            .paths
+            .iter()
+            .map(|p| (p.display().to_string(), request.dir.join(p)))
+            .collect()
     };
-    for (given, full) in request.paths.iter().zip(&paths) {
-        let text = given.to_string_lossy();
-        if !full.exists() && !text.contains(['*', '?', '[', '{']) {
-            return Err(UsageError {
-                message: format!("`{text}` does not exist"),
-            });
-        }
-    }
     let files = discover::expand(&paths, &config.skip, &config.dir)
         .map_err(|message| UsageError { message })?;
     let cli_channel: Vec<PathBuf> = request
