@@ -60,6 +60,18 @@ pub struct CompileOptions {
     pub lints: bool,
 }
 
+/// Where one column comes from: for tools that point from the table back into the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnSource {
+    /// The dotted Iceberg path (`element` and `value` inside lists and maps).
+    pub path: String,
+    /// Where the property is written; for list elements and map values, their column's place.
+    pub location: Option<Location>,
+    /// Keywords that constrain records without shaping the column (`pattern`, `maxLength`,
+    /// `enum`, …), as compact JSON. A change here keeps the table but may reject old records.
+    pub constraints: std::collections::BTreeMap<String, String>,
+}
+
 /// The table, or the reasons there is none.
 #[derive(Debug, Clone)]
 pub struct Compiled {
@@ -70,6 +82,8 @@ pub struct Compiled {
     pub partition_spec: Option<PartitionSpec>,
     /// Every diagnostic, sorted by file and position.
     pub diagnostics: Vec<Diagnostic>,
+    /// Every column's source, in table order (empty when there is no table).
+    pub columns: Vec<ColumnSource>,
 }
 
 impl Compiled {
@@ -105,6 +119,7 @@ pub fn compile_source(name: &str, text: &str, options: &CompileOptions) -> Compi
             schema: None,
             partition_spec: None,
             diagnostics: Vec::new(),
+            columns: Vec::new(),
         },
     }
 }
@@ -145,6 +160,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
     }
     let mut schema = None;
     let mut partition_spec = None;
+    let mut sources = Vec::new();
     if let Some(mut columns) = table {
         let source = partition::apply(
             ws,
@@ -153,6 +169,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
             options.partition_origin.as_ref(),
             &mut diagnostics,
         );
+        sources = model::sources(&columns);
         if options.lints {
             lints::run(
                 ws,
@@ -201,6 +218,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
         schema: if failed { None } else { schema },
         partition_spec: if failed { None } else { partition_spec },
         diagnostics,
+        columns: if failed { Vec::new() } else { sources },
     }
 }
 

@@ -11,7 +11,7 @@ use schema2iceberg_parser::{
 };
 
 use crate::codes;
-use crate::model::{Column, Slot, Ty};
+use crate::model::{Column, Constraints, Slot, Ty};
 
 /// Deepest nesting of structs, lists and maps that the channel accepts.
 pub const MAX_NESTING: usize = 16;
@@ -31,7 +31,39 @@ pub(crate) struct Mapped {
     pub ty: Ty,
     pub nullable: bool,
     pub doc: Option<String>,
+    pub constraints: Constraints,
 }
+
+/// Keywords that decide which records are valid without shaping the column. A change to one of
+/// them keeps the table but may send records that were valid before to the dead-letter queue.
+const CONSTRAINT_KEYWORDS: &[&str] = &[
+    "pattern",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "enum",
+    "const",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minProperties",
+    "maxProperties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "dependencies",
+    "not",
+    "if",
+    "then",
+    "else",
+];
 
 pub(crate) struct Mapper<'w> {
     ws: &'w Workspace,
@@ -604,7 +636,38 @@ impl<'w> Mapper<'w> {
                 TypeName::Null => return None,
             }
         };
-        Some(Mapped { ty, nullable, doc })
+        Some(Mapped {
+            ty,
+            nullable,
+            doc,
+            constraints: self.constraints(&kws),
+        })
+    }
+
+    /// The validation keywords of the merged parts; a keyword written in several `allOf` parts
+    /// keeps each value.
+    fn constraints(&self, kws: &[(SchemaId, &Keywords)]) -> Constraints {
+        let mut out = Constraints::new();
+        for (sid, k) in kws {
+            let Some(doc) = self.ws.schema(*sid).map(|s| s.doc) else {
+                continue;
+            };
+            let Some(json) = self.ws.document(doc).and_then(|d| d.json.as_ref()) else {
+                continue;
+            };
+            for (name, at) in &k.keys {
+                if CONSTRAINT_KEYWORDS.contains(&name.as_str()) {
+                    let text = json.compact(*at);
+                    out.entry(name.clone())
+                        .and_modify(|v| {
+                            v.push_str(" & ");
+                            v.push_str(&text);
+                        })
+                        .or_insert(text);
+                }
+            }
+        }
+        out
     }
 
     /// The `type`s all parts agree on (the intersection; `integer` is a kind of `number`).
@@ -1063,6 +1126,7 @@ impl<'w> Mapper<'w> {
                     ty: mapped.ty,
                     location,
                     listed_required: listed,
+                    constraints: mapped.constraints,
                 });
             }
             for (sid, r) in &required {
@@ -1103,6 +1167,7 @@ impl<'w> Mapper<'w> {
             return Some(Ty::Map(Box::new(Slot {
                 required: !mapped.nullable,
                 ty: mapped.ty,
+                constraints: mapped.constraints,
             })));
         }
         let has_properties = kws.iter().any(|(_, k)| k.properties.is_some());
@@ -1145,6 +1210,7 @@ impl<'w> Mapper<'w> {
                 Some(Ty::List(Box::new(Slot {
                     required: !mapped.nullable,
                     ty: mapped.ty,
+                    constraints: mapped.constraints,
                 })))
             }
             Some((sid, Keyword { at, .. })) => {

@@ -3,6 +3,8 @@
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::Location;
 
+use crate::ColumnSource;
+
 /// A column type without field ids.
 #[derive(Debug, Clone)]
 pub(crate) enum Ty {
@@ -23,13 +25,19 @@ pub(crate) struct Column {
     pub location: Location,
     /// Whether the parent's `required` lists it (it may still be optional, if it admits null).
     pub listed_required: bool,
+    /// Keywords that constrain records without shaping the column, as compact JSON.
+    pub constraints: Constraints,
 }
+
+/// Validation keywords of one column (`pattern`, `maxLength`, `enum`, …), keyword → compact JSON.
+pub(crate) type Constraints = std::collections::BTreeMap<String, String>;
 
 /// A list element or a map value.
 #[derive(Debug, Clone)]
 pub(crate) struct Slot {
     pub required: bool,
     pub ty: Ty,
+    pub constraints: Constraints,
 }
 
 impl Ty {
@@ -57,6 +65,59 @@ impl Ty {
             Ty::Struct(_) => "struct<…>".to_string(),
             Ty::List(slot) => format!("list<{}>", slot.ty.describe()),
             Ty::Map(slot) => format!("map<string, {}>", slot.ty.describe()),
+        }
+    }
+}
+
+/// Every column, list element and map value of the table, with its dotted path, in table order.
+/// The depth is bounded by the nesting limit, which the mapper enforces before this runs.
+pub(crate) fn sources(columns: &[Column]) -> Vec<ColumnSource> {
+    let mut out = Vec::new();
+    for column in columns {
+        collect(column, "", &mut out);
+    }
+    out
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+fn collect(column: &Column, prefix: &str, out: &mut Vec<ColumnSource>) {
+    let path = join(prefix, &column.name);
+    out.push(ColumnSource {
+        path: path.clone(),
+        location: Some(column.location.clone()),
+        constraints: column.constraints.clone(),
+    });
+    collect_type(&column.ty, &path, Some(&column.location), out);
+}
+
+fn collect_type(ty: &Ty, path: &str, location: Option<&Location>, out: &mut Vec<ColumnSource>) {
+    match ty {
+        Ty::Primitive(_) => {}
+        Ty::Struct(children) => {
+            for child in children {
+                collect(child, path, out);
+            }
+        }
+        Ty::List(slot) | Ty::Map(slot) => {
+            let name = if matches!(ty, Ty::List(_)) {
+                "element"
+            } else {
+                "value"
+            };
+            let slot_path = join(path, name);
+            out.push(ColumnSource {
+                path: slot_path.clone(),
+                location: location.cloned(),
+                constraints: slot.constraints.clone(),
+            });
+            collect_type(&slot.ty, &slot_path, location, out);
         }
     }
 }

@@ -185,6 +185,48 @@ impl JsonDoc {
         Some(at)
     }
 
+    /// The value `id` as compact JSON text (numbers as written, keys in document order), for
+    /// comparing values across documents.
+    pub fn compact(&self, id: JsonId) -> String {
+        let mut out = String::new();
+        self.write_compact(id, &mut out, 0);
+        out
+    }
+
+    fn write_compact(&self, id: JsonId, out: &mut String, depth: usize) {
+        // Parsed documents are at most MAX_JSON_DEPTH deep; this guards ids from elsewhere.
+        if depth > MAX_JSON_DEPTH {
+            return;
+        }
+        match self.value(id) {
+            JsonValue::Null => out.push_str("null"),
+            JsonValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            JsonValue::Number(n) => out.push_str(n.as_str()),
+            JsonValue::String(s) => out.push_str(&format!("{s:?}")),
+            JsonValue::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.write_compact(*item, out, depth + 1);
+                }
+                out.push(']');
+            }
+            JsonValue::Object(members) => {
+                out.push('{');
+                for (i, m) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&format!("{:?}:", m.key));
+                    self.write_compact(m.value, out, depth + 1);
+                }
+                out.push('}');
+            }
+        }
+    }
+
     /// Number of values in the document.
     pub fn len(&self) -> usize {
         self.nodes.len()
