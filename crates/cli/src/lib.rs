@@ -11,6 +11,7 @@ use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
 
 pub mod check;
 pub mod codes;
+pub mod diff;
 pub mod docs;
 pub mod render;
 
@@ -48,6 +49,50 @@ enum Command {
     /// Check every schema (and channel configuration) in a repository: the CI gate.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
+    /// Show what a schema change does to the table, to a running channel, and under Iceberg's
+    /// evolution rules.
+    #[command(after_help = DIFF_HELP)]
+    Diff(DiffArgs),
+}
+
+const DIFF_HELP: &str = "\
+Both sides are compiled and their columns matched by full path. Each change gets two verdicts:
+the channel's (streaming-tables channels cannot evolve their table, so any table change needs a
+new channel and a new table; doc-only and table-neutral changes keep it running), and Iceberg's
+schema-evolution rules, for teams that manage the table themselves. OLD may also be an existing
+table's Iceberg table-metadata JSON or Iceberg schema JSON.
+
+Examples:
+  schema2iceberg diff old/event.json schemas/event.json --partition event_time
+  schema2iceberg diff table-metadata.json schemas/event.json
+  schema2iceberg diff --git origin/main schemas/ --format github
+
+Exit codes: 0 nothing reaches --fail-on, 1 something does (or a side does not compile),
+2 usage or I/O error. docs/diff.md explains why an innocent edit can change the table.";
+
+#[derive(Debug, clap::Args)]
+struct DiffArgs {
+    /// OLD and NEW, or with --git the PATHS to look under [default: .]
+    #[arg(value_name = "FILES")]
+    files: Vec<PathBuf>,
+    /// Compare every changed *.json under PATHS with its version at REV (a commit, tag or branch).
+    #[arg(long, value_name = "REV")]
+    git: Option<String>,
+    /// The partition field, for both sides [default: from schema2iceberg.toml, as check reads it]
+    #[arg(long, value_name = "FIELD")]
+    partition: Option<String>,
+    /// Read both sides as this draft, whatever their $schema says.
+    #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
+    draft: Option<Draft>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = diff::DiffFormat::Text)]
+    format: diff::DiffFormat,
+    /// Exit 1 when a change reaches this level.
+    #[arg(long, value_enum, default_value_t = diff::FailLevel::TableChange, value_name = "LEVEL")]
+    fail_on: diff::FailLevel,
+    /// Color the text output.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    color: ColorWhen,
 }
 
 const CHECK_HELP: &str = "\
@@ -207,6 +252,36 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
     match cli.command {
         Command::Compile(args) => run_compile(args),
         Command::Check(args) => run_check(args),
+        Command::Diff(args) => run_diff(args),
+    }
+}
+
+fn run_diff(args: DiffArgs) -> ExitCode {
+    if args.git.is_none() && args.files.len() != 2 {
+        return usage_error("give OLD and NEW, or --git REV [PATHS]...");
+    }
+    let request = diff::DiffRequest {
+        dir: PathBuf::from("."),
+        files: args.files,
+        git: args.git,
+        partition: args.partition,
+        draft: args.draft,
+        fail_on: args.fail_on,
+        color: args.format == diff::DiffFormat::Text && color_enabled(args.color),
+    };
+    match diff::run_diff(&request, args.format) {
+        Ok(diffed) => {
+            let mut stdout = std::io::stdout().lock();
+            if stdout
+                .write_all(diffed.stdout.as_bytes())
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
+                return ExitCode::from(EXIT_USAGE);
+            }
+            ExitCode::from(diffed.exit)
+        }
+        Err(e) => usage_error(&e.message),
     }
 }
 

@@ -233,3 +233,30 @@ fn check_reports_json_on_stdout() {
         "skipped files stay out"
     );
 }
+
+#[test]
+fn diff_exit_codes() {
+    let (v1, v2) = (
+        "testdata/diff-cli/event-v1.json",
+        "testdata/diff-cli/event-v2.json",
+    );
+    let run_diff = |extra: &[&str]| {
+        let mut args = vec!["diff", v1, v2, "--partition", "event_time"];
+        args.extend_from_slice(extra);
+        run(&args, None).status.code()
+    };
+    assert_eq!(run_diff(&[]), Some(1), "a table change fails by default");
+    assert_eq!(run_diff(&["--fail-on", "never"]), Some(0));
+    assert_eq!(
+        run(&["diff", v1], None).status.code(),
+        Some(2),
+        "NEW is missing"
+    );
+    assert_eq!(
+        run(&["diff", v1, "testdata/diff-cli/nope.json"], None)
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(run(&["diff", v1, v1], None).status.code(), Some(0));
+}

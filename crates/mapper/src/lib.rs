@@ -34,6 +34,7 @@
 
 pub mod channel;
 pub mod codes;
+pub mod diff;
 mod ids;
 pub mod lints;
 mod map;

@@ -1,0 +1,263 @@
+//! `schema2iceberg diff`: schema against schema, against a live table's Iceberg metadata, the
+//! `--fail-on` levels, `--git` against a repository the test creates, and real version histories
+//! from Snowplow's Iglu Central.
+
+// A test should stop loudly; the no-panic rule is for code that reads input.
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use schema2iceberg::diff::{run_diff, DiffFormat, DiffRequest, FailLevel};
+use schema2iceberg_parser::Draft;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Runs `diff` in every format with `request`, and renders the outputs with their exit codes.
+fn check(request: &DiffRequest) -> String {
+    let mut out = String::new();
+    for format in [DiffFormat::Text, DiffFormat::Json, DiffFormat::Github] {
+        match run_diff(request, format) {
+            Ok(diffed) => out.push_str(&format!(
+                "--- {format:?} (exit {}) ---\n{}\n",
+                diffed.exit, diffed.stdout
+            )),
+            Err(e) => out.push_str(&format!(
+                "--- {format:?} (usage error) ---\n{}\n",
+                e.message
+            )),
+        }
+    }
+    out
+}
+
+fn in_fixtures(old: &str, new: &str) -> DiffRequest {
+    let mut request = DiffRequest::new(
+        root().join("testdata/diff-cli"),
+        vec![PathBuf::from(old), PathBuf::from(new)],
+    );
+    request.partition = Some("event_time".to_string());
+    request
+}
+
+#[test]
+fn schema_against_schema() {
+    insta::assert_snapshot!(check(&in_fixtures("event-v1.json", "event-v2.json")));
+}
+
+#[test]
+fn live_table_metadata_against_schema() {
+    insta::assert_snapshot!(check(&in_fixtures(
+        "live-table-metadata.json",
+        "event-v2.json"
+    )));
+}
+
+#[test]
+fn live_iceberg_schema_against_schema() {
+    insta::assert_snapshot!(check(&in_fixtures(
+        "live-iceberg-schema.json",
+        "event-v1.json"
+    )));
+}
+
+#[test]
+fn fail_on_levels_set_the_exit_code() {
+    let mut exits = Vec::new();
+    for level in [
+        FailLevel::TableChange,
+        FailLevel::IcebergIncompatible,
+        FailLevel::Never,
+    ] {
+        let mut request = in_fixtures("event-v1.json", "event-v2.json");
+        request.fail_on = level;
+        exits.push((level, run_diff(&request, DiffFormat::Text).unwrap().exit));
+        let mut same = in_fixtures("event-v1.json", "event-v1.json");
+        same.fail_on = level;
+        assert_eq!(
+            run_diff(&same, DiffFormat::Text).unwrap().exit,
+            0,
+            "no change never fails"
+        );
+    }
+    insta::assert_debug_snapshot!(exits);
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn git_mode_compares_the_working_tree_with_a_revision() {
+    let dir = std::env::temp_dir().join(format!("schema2iceberg-diff-git-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("schemas")).unwrap();
+    let fixtures = root().join("testdata/diff-cli");
+    std::fs::copy(
+        fixtures.join("event-v1.json"),
+        dir.join("schemas/event.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixtures.join("event-v1.json"),
+        dir.join("schemas/gone.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixtures.join("event-v1.json"),
+        dir.join("schemas/same.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("schema2iceberg.toml"),
+        "[[schemas]]\nfiles = \"schemas/*.json\"\npartition = \"event_time\"\n",
+    )
+    .unwrap();
+    git(&dir, &["init", "-q"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "v1"]);
+    std::fs::copy(
+        fixtures.join("event-v2.json"),
+        dir.join("schemas/event.json"),
+    )
+    .unwrap();
+    std::fs::remove_file(dir.join("schemas/gone.json")).unwrap();
+    std::fs::copy(fixtures.join("event-v2.json"), dir.join("schemas/new.json")).unwrap();
+    let mut request = DiffRequest::new(&dir, vec![PathBuf::from("schemas")]);
+    request.git = Some("HEAD".to_string());
+    let out = check(&request);
+    std::fs::remove_dir_all(&dir).unwrap();
+    insta::assert_snapshot!(out);
+}
+
+/// SchemaVer is MODEL-REVISION-ADDITION. An ADDITION bump promises that data valid under the old
+/// version stays valid; for the table that should mean no Iceberg-incompatible change.
+#[test]
+fn snowplow_version_histories() {
+    let iglu = root().join("../shared/corpus/snowplow-iglu-central");
+    if !iglu.is_dir() {
+        println!("skipped: {} is missing", iglu.display());
+        return;
+    }
+    let mut series: Vec<PathBuf> = walkdir::WalkDir::new(&iglu)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir() && e.file_name() == "jsonschema")
+        .map(|e| e.path().to_path_buf())
+        .collect();
+    series.sort();
+    let mut table = String::new();
+    let mut addition_pairs = 0;
+    let mut addition_breaking = 0;
+    let mut not_compiled = 0;
+    for dir in series {
+        let mut versions: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str().map(str::to_string))
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        versions.sort_by_key(|v| {
+            v.trim_end_matches(".json")
+                .split('-')
+                .map(|p| p.parse::<u32>().unwrap_or(0))
+                .collect::<Vec<_>>()
+        });
+        for pair in versions.windows(2) {
+            let (old, new) = (&pair[0], &pair[1]);
+            let bump = schemaver_bump(old, new);
+            let mut request = DiffRequest::new(&dir, vec![PathBuf::from(old), PathBuf::from(new)]);
+            request.draft = Some(Draft::Draft04);
+            request.fail_on = FailLevel::IcebergIncompatible;
+            let diffed = run_diff(&request, DiffFormat::Json).unwrap();
+            let file = &diffed.files[0];
+            let incompatible = file.changes.iter().any(|c| {
+                c.change.iceberg == schema2iceberg_mapper::diff::IcebergVerdict::Incompatible
+            });
+            not_compiled += usize::from(file.status == "not-compiled");
+            if bump == "ADDITION" {
+                addition_pairs += 1;
+                addition_breaking += usize::from(incompatible);
+            }
+            let name = dir
+                .strip_prefix(&iglu)
+                .unwrap()
+                .parent()
+                .unwrap()
+                .display()
+                .to_string();
+            let mut counts: std::collections::BTreeMap<String, usize> =
+                std::collections::BTreeMap::new();
+            for c in &file.changes {
+                let kind = serde_json::to_value(c.change.kind).unwrap();
+                *counts
+                    .entry(kind.as_str().unwrap().to_string())
+                    .or_default() += 1;
+            }
+            let kinds: Vec<String> = counts
+                .iter()
+                .map(|(k, n)| {
+                    if *n == 1 {
+                        k.clone()
+                    } else {
+                        format!("{k} ×{n}")
+                    }
+                })
+                .collect();
+            table.push_str(&format!(
+                "{name} {old} → {new} [{bump}] {}: {}\n",
+                if file.status == "not-compiled" {
+                    "not compiled"
+                } else if incompatible {
+                    "ICEBERG-INCOMPATIBLE"
+                } else {
+                    "compatible"
+                },
+                if kinds.is_empty() {
+                    "no change".to_string()
+                } else {
+                    kinds.join(", ")
+                }
+            ));
+        }
+    }
+    table.push_str(&format!(
+        "\nADDITION bumps: {addition_pairs}, of which Iceberg-incompatible: {addition_breaking}\npairs where a side does not compile: {not_compiled}\n"
+    ));
+    insta::assert_snapshot!(table);
+}
+
+fn schemaver_bump(old: &str, new: &str) -> &'static str {
+    let parts = |v: &str| {
+        v.trim_end_matches(".json")
+            .split('-')
+            .map(|p| p.parse::<u32>().unwrap_or(0))
+            .collect::<Vec<_>>()
+    };
+    let (o, n) = (parts(old), parts(new));
+    if o.first() != n.first() {
+        "MODEL"
+    } else if o.get(1) != n.get(1) {
+        "REVISION"
+    } else {
+        "ADDITION"
+    }
+}

@@ -1,0 +1,833 @@
+//! Compares two tables and says what each difference does to a live channel and to Iceberg
+//! schema evolution: the core of `schema2iceberg diff`.
+//!
+//! Columns are matched by their full path: struct fields by name at each level, list `element`,
+//! map `key` and `value`. Field ids play no part, since each compile numbers its table afresh.
+//! The channel cannot evolve its table (facts §5), so every change to the table needs a new
+//! channel and a new table; only doc changes and validation keywords that leave the table as it
+//! is keep the channel running.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+use iceberg::spec::{NestedFieldRef, PartitionSpec, PrimitiveType, Schema, Type};
+use schema2iceberg_parser::{Location, Number};
+
+use crate::{ColumnSource, MAX_NESTING};
+
+/// One side of a comparison: a compiled schema, or a table that already exists.
+#[derive(Debug, Clone, Copy)]
+pub struct Side<'a> {
+    /// The table's schema.
+    pub schema: &'a Schema,
+    /// The table's partition spec.
+    pub partition_spec: &'a PartitionSpec,
+    /// Where each column comes from; empty when the side is an Iceberg table, not a JSON Schema.
+    pub columns: &'a [ColumnSource],
+}
+
+/// What changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChangeKind {
+    /// A column is only in the new table.
+    ColumnAdded,
+    /// A column is only in the old table.
+    ColumnRemoved,
+    /// A primitive type changed, or a struct, list, map or primitive became another of these.
+    TypeChanged,
+    /// A column became required or optional.
+    NullabilityChanged,
+    /// A column's doc changed, was added or was removed.
+    DocChanged,
+    /// A column's place among its siblings changed.
+    ColumnMoved,
+    /// The partition spec has another source column or transform, or was added or removed.
+    PartitionChanged,
+    /// A validation keyword changed while the column's type stayed the same.
+    ConstraintChanged,
+}
+
+/// What a change does to a running channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChannelVerdict {
+    /// The table stays as it is, so the channel keeps delivering.
+    KeepsRunning,
+    /// The channel cannot evolve its table: it must be recreated with a new table.
+    NewChannelAndTable,
+}
+
+/// Whether Iceberg's schema evolution rules allow the change, for teams that evolve the table
+/// themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IcebergVerdict {
+    /// Iceberg can evolve the table this way.
+    Allowed,
+    /// Iceberg's rules forbid it.
+    Incompatible,
+}
+
+/// One difference between the two sides, with its verdicts.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Change {
+    /// What changed.
+    pub kind: ChangeKind,
+    /// The dotted column path; `""` for the partition spec.
+    pub path: String,
+    /// The old value, for humans: a type, `required`/`optional`, a doc, a position, a partition
+    /// field such as `hour(event_time)`, or a keyword such as `"maxLength": 10`.
+    pub old: Option<String>,
+    /// The new value, rendered like `old`.
+    pub new: Option<String>,
+    /// Where the column is written in NEW, or in OLD for a removal; `None` for a side that is an
+    /// Iceberg table.
+    #[serde(skip)]
+    pub location: Option<Location>,
+    /// What the change does to the running channel.
+    pub channel: ChannelVerdict,
+    /// For a channel that keeps running: whether records valid before may now fail validation.
+    /// Always false when a new channel is needed, since that channel starts from the new schema.
+    pub records_may_fail: bool,
+    /// What Iceberg's evolution rules say.
+    pub iceberg: IcebergVerdict,
+    /// One sentence: why these verdicts.
+    pub reason: String,
+    /// What a reviewer would not see in the JSON diff, such as a type chosen by `maximum`.
+    pub note: Option<String>,
+}
+
+/// When `diff` should fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    /// On any change that needs a new channel and a new table.
+    TableChange,
+    /// Only on changes that Iceberg's evolution rules forbid.
+    IcebergIncompatible,
+    /// Never.
+    Never,
+}
+
+/// Whether `changes` reach `level`.
+pub fn fails(changes: &[Change], level: FailOn) -> bool {
+    match level {
+        FailOn::TableChange => changes
+            .iter()
+            .any(|c| c.channel == ChannelVerdict::NewChannelAndTable),
+        FailOn::IcebergIncompatible => changes
+            .iter()
+            .any(|c| c.iceberg == IcebergVerdict::Incompatible),
+        FailOn::Never => false,
+    }
+}
+
+/// Every difference between `old` and `new`: in NEW's table order, each removal where it stood
+/// in OLD, and the partition spec last.
+pub fn diff(old: &Side<'_>, new: &Side<'_>) -> Vec<Change> {
+    let mut walk = Walk {
+        old: index(old.columns),
+        new: index(new.columns),
+        out: Vec::new(),
+    };
+    walk.fields(
+        "",
+        old.schema.as_struct().fields(),
+        new.schema.as_struct().fields(),
+        0,
+    );
+    let mut out = walk.out;
+    if let Some(change) = partition_change(old, new) {
+        out.push(change);
+    }
+    out
+}
+
+const NEW_CHANNEL: &str =
+    "the channel cannot evolve its table: a new channel and a new table are needed";
+
+/// How deep the walk goes. A compiled table nests at most [`MAX_NESTING`] levels and the walk
+/// only descends where both sides have the same container, so the guard only matters for two
+/// Iceberg tables; below it, children are not compared.
+const MAX_DEPTH: usize = MAX_NESTING + 1;
+
+/// The first source of each path; a later one can only come from a name with a dot in it.
+fn index(columns: &[ColumnSource]) -> HashMap<&str, &ColumnSource> {
+    let mut map = HashMap::new();
+    for c in columns {
+        map.entry(c.path.as_str()).or_insert(c);
+    }
+    map
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+/// Where a column stands among its siblings, before and after.
+struct Moved {
+    old: String,
+    new: String,
+}
+
+/// Which slot of its parent a field is; a map key has its own Iceberg rules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Field,
+    MapKey,
+    Other,
+}
+
+struct Walk<'a> {
+    old: HashMap<&'a str, &'a ColumnSource>,
+    new: HashMap<&'a str, &'a ColumnSource>,
+    out: Vec<Change>,
+}
+
+impl Walk<'_> {
+    /// Compares the fields of two structs at `prefix`.
+    fn fields(
+        &mut self,
+        prefix: &str,
+        old: &[NestedFieldRef],
+        new: &[NestedFieldRef],
+        depth: usize,
+    ) {
+        let old_at: HashMap<&str, usize> = old
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.as_str(), i))
+            .collect();
+        let new_names: HashSet<&str> = new.iter().map(|f| f.name.as_str()).collect();
+        // Old positions of the common fields, in NEW's order.
+        let common: Vec<usize> = new
+            .iter()
+            .filter_map(|f| old_at.get(f.name.as_str()).copied())
+            .collect();
+        let stays = longest_increasing(&common);
+        // Each removed field is reported after the last field before it in OLD that kept its
+        // place; a field that moved away says nothing about where the removed one stood.
+        let mut anchor: Option<usize> = None;
+        let mut removed_after: HashMap<Option<usize>, Vec<&NestedFieldRef>> = HashMap::new();
+        for (i, f) in old.iter().enumerate() {
+            if !new_names.contains(f.name.as_str()) {
+                removed_after.entry(anchor).or_default().push(f);
+            } else if stays.binary_search(&i).is_ok() {
+                anchor = Some(i);
+            }
+        }
+        for f in removed_after.get(&None).into_iter().flatten() {
+            self.removed(prefix, f);
+        }
+        for (j, nf) in new.iter().enumerate() {
+            let Some(&i) = old_at.get(nf.name.as_str()) else {
+                self.added(prefix, nf);
+                continue;
+            };
+            let Some(of) = old.get(i) else { continue };
+            let moved = stays.binary_search(&i).is_err().then(|| Moved {
+                old: position(old, i),
+                new: position(new, j),
+            });
+            self.column(&join(prefix, &nf.name), of, nf, moved, Slot::Field, depth);
+            for f in removed_after.get(&Some(i)).into_iter().flatten() {
+                self.removed(prefix, f);
+            }
+        }
+    }
+
+    /// Compares one column present on both sides, then what it contains.
+    fn column(
+        &mut self,
+        path: &str,
+        old: &NestedFieldRef,
+        new: &NestedFieldRef,
+        moved: Option<Moved>,
+        slot: Slot,
+        depth: usize,
+    ) {
+        let type_changed = match (old.field_type.as_ref(), new.field_type.as_ref()) {
+            (Type::Primitive(a), Type::Primitive(b)) => a != b,
+            (Type::Struct(_), Type::Struct(_))
+            | (Type::List(_), Type::List(_))
+            | (Type::Map(_), Type::Map(_)) => false,
+            _ => true,
+        };
+        if type_changed {
+            self.type_changed(path, old, new, slot);
+        }
+        if old.required != new.required {
+            let (iceberg, why) = if slot == Slot::MapKey {
+                (
+                    IcebergVerdict::Incompatible,
+                    "Iceberg cannot change a map key",
+                )
+            } else if new.required {
+                (
+                    IcebergVerdict::Incompatible,
+                    "Iceberg cannot make an optional column required, since existing rows may hold nulls",
+                )
+            } else {
+                (
+                    IcebergVerdict::Allowed,
+                    "Iceberg can make a required column optional",
+                )
+            };
+            self.push(
+                ChangeKind::NullabilityChanged,
+                path,
+                Some(requirement(old.required).to_string()),
+                Some(requirement(new.required).to_string()),
+                iceberg,
+                why,
+            );
+        }
+        if let Some(moved) = moved {
+            self.push(
+                ChangeKind::ColumnMoved,
+                path,
+                Some(moved.old),
+                Some(moved.new),
+                IcebergVerdict::Allowed,
+                "Iceberg can reorder columns, since it reads them by id",
+            );
+        }
+        if old.doc != new.doc {
+            self.out.push(Change {
+                kind: ChangeKind::DocChanged,
+                path: path.to_string(),
+                old: old.doc.clone(),
+                new: new.doc.clone(),
+                location: self.new_location(path),
+                channel: ChannelVerdict::KeepsRunning,
+                records_may_fail: false,
+                iceberg: IcebergVerdict::Allowed,
+                reason: "only the doc changes, so the channel keeps running and no record is affected; Iceberg can change a doc".to_string(),
+                note: None,
+            });
+        }
+        if !type_changed {
+            // A map's `additionalProperties` is its value schema, compared as `value`.
+            let skip = match new.field_type.as_ref() {
+                Type::Map(_) => Some("additionalProperties"),
+                _ => None,
+            };
+            self.constraints(path, skip);
+        }
+        if type_changed || depth >= MAX_DEPTH {
+            return;
+        }
+        match (old.field_type.as_ref(), new.field_type.as_ref()) {
+            (Type::Struct(a), Type::Struct(b)) => {
+                self.fields(path, a.fields(), b.fields(), depth + 1)
+            }
+            (Type::List(a), Type::List(b)) => self.column(
+                &join(path, "element"),
+                &a.element_field,
+                &b.element_field,
+                None,
+                Slot::Other,
+                depth + 1,
+            ),
+            (Type::Map(a), Type::Map(b)) => {
+                self.column(
+                    &join(path, "key"),
+                    &a.key_field,
+                    &b.key_field,
+                    None,
+                    Slot::MapKey,
+                    depth + 1,
+                );
+                self.column(
+                    &join(path, "value"),
+                    &a.value_field,
+                    &b.value_field,
+                    None,
+                    Slot::Other,
+                    depth + 1,
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn type_changed(&mut self, path: &str, old: &NestedFieldRef, new: &NestedFieldRef, slot: Slot) {
+        let (iceberg, why) = match (old.field_type.as_ref(), new.field_type.as_ref()) {
+            _ if slot == Slot::MapKey => (IcebergVerdict::Incompatible, "Iceberg cannot change a map key".to_string()),
+            (Type::Primitive(a), Type::Primitive(b)) if promotes(a, b) => (
+                IcebergVerdict::Allowed,
+                format!("Iceberg can promote {a} to {b}"),
+            ),
+            _ => (
+                IcebergVerdict::Incompatible,
+                "Iceberg allows no type change other than int → long, float → double and a wider decimal precision".to_string(),
+            ),
+        };
+        let note = match (old.field_type.as_ref(), new.field_type.as_ref()) {
+            (Type::Primitive(a), Type::Primitive(b)) => type_note(
+                a,
+                b,
+                self.old.get(path).copied(),
+                self.new.get(path).copied(),
+            ),
+            _ => None,
+        };
+        self.out.push(Change {
+            kind: ChangeKind::TypeChanged,
+            path: path.to_string(),
+            old: Some(render(&old.field_type, 0)),
+            new: Some(render(&new.field_type, 0)),
+            location: self.new_location(path),
+            channel: ChannelVerdict::NewChannelAndTable,
+            records_may_fail: false,
+            iceberg,
+            reason: format!("{NEW_CHANNEL}; {why}"),
+            note,
+        });
+    }
+
+    /// One change per validation keyword that differs, when both sides know their keywords.
+    fn constraints(&mut self, path: &str, skip: Option<&str>) {
+        let (Some(old), Some(new)) = (self.old.get(path).copied(), self.new.get(path).copied())
+        else {
+            return;
+        };
+        let keys = old.constraints.keys().chain(
+            new.constraints
+                .keys()
+                .filter(|k| !old.constraints.contains_key(*k)),
+        );
+        let mut keys: Vec<&String> = keys.collect();
+        keys.sort();
+        for key in keys {
+            let before = old.constraints.get(key);
+            let after = new.constraints.get(key);
+            if before == after || skip == Some(key.as_str()) {
+                continue;
+            }
+            let may_fail = match (before, after) {
+                (Some(_), None) => false,
+                (Some(a), Some(b)) => !loosens(key, a, b),
+                _ => true,
+            };
+            let reason = if may_fail {
+                format!("the change to `{key}` leaves the table as it is, so the channel keeps running, but records that were valid before may now fail it and go to the dead-letter queue; Iceberg does not see validation keywords")
+            } else {
+                format!("the change to `{key}` leaves the table as it is, so the channel keeps running, and every record that was valid before still is; Iceberg does not see validation keywords")
+            };
+            self.out.push(Change {
+                kind: ChangeKind::ConstraintChanged,
+                path: path.to_string(),
+                old: before.map(|v| format!("\"{key}\": {v}")),
+                new: after.map(|v| format!("\"{key}\": {v}")),
+                location: new.location.clone(),
+                channel: ChannelVerdict::KeepsRunning,
+                records_may_fail: may_fail,
+                iceberg: IcebergVerdict::Allowed,
+                reason,
+                note: None,
+            });
+        }
+    }
+
+    fn added(&mut self, prefix: &str, field: &NestedFieldRef) {
+        let path = join(prefix, &field.name);
+        let (iceberg, why) = if field.required {
+            (
+                IcebergVerdict::Incompatible,
+                "Iceberg cannot add a required column, since existing rows have no value for it (format v2 has no defaults)",
+            )
+        } else {
+            (
+                IcebergVerdict::Allowed,
+                "Iceberg can add an optional column, which existing rows read as null",
+            )
+        };
+        self.push(
+            ChangeKind::ColumnAdded,
+            &path,
+            None,
+            Some(described(field)),
+            iceberg,
+            why,
+        );
+    }
+
+    fn removed(&mut self, prefix: &str, field: &NestedFieldRef) {
+        let path = join(prefix, &field.name);
+        let location = self.old.get(path.as_str()).and_then(|c| c.location.clone());
+        self.out.push(Change {
+            kind: ChangeKind::ColumnRemoved,
+            old: Some(described(field)),
+            new: None,
+            location,
+            channel: ChannelVerdict::NewChannelAndTable,
+            records_may_fail: false,
+            iceberg: IcebergVerdict::Allowed,
+            reason: format!("{NEW_CHANNEL}; Iceberg can drop a column"),
+            note: None,
+            path,
+        });
+    }
+
+    /// A change that needs a new channel, located in NEW.
+    fn push(
+        &mut self,
+        kind: ChangeKind,
+        path: &str,
+        old: Option<String>,
+        new: Option<String>,
+        iceberg: IcebergVerdict,
+        why: &str,
+    ) {
+        self.out.push(Change {
+            kind,
+            path: path.to_string(),
+            old,
+            new,
+            location: self.new_location(path),
+            channel: ChannelVerdict::NewChannelAndTable,
+            records_may_fail: false,
+            iceberg,
+            reason: format!("{NEW_CHANNEL}; {why}"),
+            note: None,
+        });
+    }
+
+    fn new_location(&self, path: &str) -> Option<Location> {
+        self.new.get(path).and_then(|c| c.location.clone())
+    }
+}
+
+/// The largest set of common columns that kept their relative order (a longest increasing
+/// subsequence of their old positions, taken in NEW's order); the others moved. Patience
+/// sorting keeps this O(n log n) for wide structs.
+fn longest_increasing(seq: &[usize]) -> Vec<usize> {
+    // tails[k]: index into `seq` of the smallest tail of an increasing run of length k + 1.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut previous: Vec<Option<usize>> = Vec::with_capacity(seq.len());
+    for (i, value) in seq.iter().enumerate() {
+        let k = tails.partition_point(|&t| seq.get(t).is_some_and(|v| v < value));
+        previous.push(k.checked_sub(1).and_then(|p| tails.get(p).copied()));
+        if k == tails.len() {
+            tails.push(i);
+        } else if let Some(slot) = tails.get_mut(k) {
+            *slot = i;
+        }
+    }
+    let mut out = Vec::with_capacity(tails.len());
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        if let Some(v) = seq.get(i) {
+            out.push(*v);
+        }
+        at = previous.get(i).copied().flatten();
+    }
+    out.sort_unstable();
+    out
+}
+
+/// `2 (after `a`)`, or `1 (first)`: the 1-based place among the siblings.
+fn position(fields: &[NestedFieldRef], i: usize) -> String {
+    match i.checked_sub(1).and_then(|p| fields.get(p)) {
+        Some(before) => format!("{} (after `{}`)", i + 1, before.name),
+        None => format!("{} (first)", i + 1),
+    }
+}
+
+fn requirement(required: bool) -> &'static str {
+    if required {
+        "required"
+    } else {
+        "optional"
+    }
+}
+
+/// `optional string`, `required struct<a: int>`.
+fn described(field: &NestedFieldRef) -> String {
+    format!(
+        "{} {}",
+        requirement(field.required),
+        render(&field.field_type, 0)
+    )
+}
+
+/// `int`, `decimal(38, 2)`, `struct<a: int, b: list<string>>`, `map<string, long>`; `…` below
+/// the nesting guard.
+fn render(ty: &Type, depth: usize) -> String {
+    if depth > MAX_DEPTH {
+        return "…".to_string();
+    }
+    match ty {
+        Type::Primitive(p) => p.to_string(),
+        Type::Struct(s) => {
+            let fields: Vec<String> = s
+                .fields()
+                .iter()
+                .map(|f| format!("{}: {}", f.name, render(&f.field_type, depth + 1)))
+                .collect();
+            format!("struct<{}>", fields.join(", "))
+        }
+        Type::List(l) => format!("list<{}>", render(&l.element_field.field_type, depth + 1)),
+        Type::Map(m) => format!(
+            "map<{}, {}>",
+            render(&m.key_field.field_type, depth + 1),
+            render(&m.value_field.field_type, depth + 1)
+        ),
+    }
+}
+
+/// Iceberg's allowed type promotions (format v2).
+fn promotes(old: &PrimitiveType, new: &PrimitiveType) -> bool {
+    match (old, new) {
+        (PrimitiveType::Int, PrimitiveType::Long)
+        | (PrimitiveType::Float, PrimitiveType::Double) => true,
+        (
+            PrimitiveType::Decimal {
+                precision: p,
+                scale: s,
+            },
+            PrimitiveType::Decimal {
+                precision: q,
+                scale: t,
+            },
+        ) => s == t && q >= p,
+        _ => false,
+    }
+}
+
+fn is_string_family(p: &PrimitiveType) -> bool {
+    matches!(
+        p,
+        PrimitiveType::String
+            | PrimitiveType::Timestamptz
+            | PrimitiveType::Date
+            | PrimitiveType::Time
+            | PrimitiveType::Uuid
+            | PrimitiveType::Binary
+    )
+}
+
+/// Names the keyword that chose the type when a reviewer could not tell from the JSON diff: a
+/// bound for int and long, `multipleOf` for a decimal, `format` for a string.
+fn type_note(
+    old: &PrimitiveType,
+    new: &PrimitiveType,
+    old_source: Option<&ColumnSource>,
+    new_source: Option<&ColumnSource>,
+) -> Option<String> {
+    use PrimitiveType::{Decimal, Double, Int, Long};
+    let (intro, keywords): (&str, &[&str]) = match (old, new) {
+        (Int, Long) | (Long, Int) => (
+            "int and long are chosen by `maximum` or `exclusiveMaximum` (int up to 2^31)",
+            &["maximum", "exclusiveMaximum"],
+        ),
+        (Decimal { scale: a, .. }, Decimal { scale: b, .. }) if a != b => {
+            ("the decimal scale comes from `multipleOf`", &["multipleOf"])
+        }
+        (Double, Decimal { .. }) | (Decimal { .. }, Double) => (
+            "a number is a decimal only with `multipleOf`, and a double without it",
+            &["multipleOf"],
+        ),
+        (a, b) if is_string_family(a) && is_string_family(b) => (
+            "a string's column type comes from `format` (or a base64 `contentEncoding`)",
+            &["format"],
+        ),
+        _ => return None,
+    };
+    let (Some(o), Some(n)) = (old_source, new_source) else {
+        return Some(intro.to_string());
+    };
+    let changed: Vec<String> = keywords
+        .iter()
+        .filter_map(|k| {
+            let a = o.constraints.get(*k);
+            let b = n.constraints.get(*k);
+            (a != b).then(|| {
+                format!(
+                    "`{k}` {} → {}",
+                    a.map_or("absent", String::as_str),
+                    b.map_or("absent", String::as_str)
+                )
+            })
+        })
+        .collect();
+    if changed.is_empty() {
+        Some(intro.to_string())
+    } else {
+        Some(format!(
+            "{intro}: this change comes from {}",
+            changed.join(" and ")
+        ))
+    }
+}
+
+/// Whether changing `key` from `old` to `new` only accepts more records. Anything this cannot
+/// tell (a keyword merged from several `allOf` parts, `pattern`, `format`) counts as tightening.
+fn loosens(key: &str, old: &str, new: &str) -> bool {
+    let (Ok(a), Ok(b)) = (
+        serde_json::from_str::<serde_json::Value>(old),
+        serde_json::from_str::<serde_json::Value>(new),
+    ) else {
+        return false;
+    };
+    let number =
+        |v: &serde_json::Value, text: &str| v.is_number().then(|| Number::from_json_text(text));
+    match key {
+        "maxLength" | "maxItems" | "maxProperties" | "maximum" | "exclusiveMaximum"
+        | "minLength" | "minItems" | "minProperties" | "minimum" | "exclusiveMinimum" => {
+            if let (Some(x), Some(y)) = (number(&a, old), number(&b, new)) {
+                let wider = if key.starts_with("max") || key == "exclusiveMaximum" {
+                    Ordering::Greater
+                } else {
+                    Ordering::Less
+                };
+                let order = y.cmp_exact(&x);
+                order == wider || order == Ordering::Equal
+            } else {
+                // Draft-04's boolean form: dropping exclusivity admits the bound itself.
+                a == serde_json::Value::Bool(true) && b == serde_json::Value::Bool(false)
+            }
+        }
+        "enum" => match (a.as_array(), b.as_array()) {
+            (Some(x), Some(y)) => x.iter().all(|v| y.contains(v)),
+            _ => false,
+        },
+        "required" => match (a.as_array(), b.as_array()) {
+            (Some(x), Some(y)) => y.iter().all(|v| x.contains(v)),
+            _ => false,
+        },
+        "uniqueItems" => a == serde_json::Value::Bool(true) && b == serde_json::Value::Bool(false),
+        _ => false,
+    }
+}
+
+/// `hour(event_time)`, one per partition field; empty when unpartitioned.
+fn partition_fields(side: &Side<'_>) -> Vec<String> {
+    side.partition_spec
+        .fields()
+        .iter()
+        .map(|f| {
+            let source = side
+                .schema
+                .name_by_field_id(f.source_id)
+                .map_or_else(|| format!("field {}", f.source_id), str::to_string);
+            format!("{}({source})", f.transform)
+        })
+        .collect()
+}
+
+/// The partition spec compared by source column path and transform; partition field names and
+/// ids are the channel's own and differ between tables without changing the layout.
+fn partition_change(old: &Side<'_>, new: &Side<'_>) -> Option<Change> {
+    let before = partition_fields(old);
+    let after = partition_fields(new);
+    if before == after {
+        return None;
+    }
+    let source_location = |side: &Side<'_>| {
+        side.partition_spec.fields().iter().find_map(|f| {
+            let name = side.schema.name_by_field_id(f.source_id)?;
+            side.columns
+                .iter()
+                .find(|c| c.path == name)
+                .and_then(|c| c.location.clone())
+        })
+    };
+    let rendered = |fields: Vec<String>| (!fields.is_empty()).then(|| fields.join(", "));
+    Some(Change {
+        kind: ChangeKind::PartitionChanged,
+        path: String::new(),
+        old: rendered(before),
+        new: rendered(after),
+        location: source_location(new).or_else(|| source_location(old)),
+        channel: ChannelVerdict::NewChannelAndTable,
+        records_may_fail: false,
+        iceberg: IcebergVerdict::Allowed,
+        reason: format!("{NEW_CHANNEL}; Iceberg can evolve a partition spec, and data already written keeps its old layout"),
+        note: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_increasing_keeps_the_most_columns_in_place() {
+        assert_eq!(longest_increasing(&[0, 1, 2]), vec![0, 1, 2]);
+        assert_eq!(longest_increasing(&[2, 0, 1]), vec![0, 1]);
+        assert_eq!(longest_increasing(&[1, 0]), vec![0]);
+        assert_eq!(longest_increasing(&[3, 0, 1, 4, 2]), vec![0, 1, 2]);
+        assert_eq!(longest_increasing(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn promotions_follow_the_iceberg_spec() {
+        use PrimitiveType::{Decimal, Double, Float, Int, Long};
+        let decimal = |precision, scale| Decimal { precision, scale };
+        assert!(promotes(&Int, &Long));
+        assert!(promotes(&Float, &Double));
+        assert!(promotes(&decimal(10, 2), &decimal(12, 2)));
+        assert!(!promotes(&decimal(12, 2), &decimal(10, 2)));
+        assert!(!promotes(&decimal(38, 2), &decimal(38, 3)));
+        assert!(!promotes(&Long, &Int));
+        assert!(!promotes(&Int, &Double));
+    }
+
+    /// An old side that is an Iceberg table has no keywords: constraints are not compared, and
+    /// a note cannot name the values.
+    #[test]
+    fn a_table_side_without_sources_skips_constraints() {
+        let compile = |text: &str| {
+            let c = crate::compile_source("s.json", text, &crate::CompileOptions::default());
+            (c.schema.unwrap(), c.partition_spec.unwrap(), c.columns)
+        };
+        let (old_schema, old_spec, _) = compile(
+            r#"{"type": "object", "properties": {"n": {"type": "integer", "maximum": 5}, "s": {"type": "string"}}}"#,
+        );
+        let (new_schema, new_spec, new_columns) = compile(
+            r#"{"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string", "maxLength": 3}}}"#,
+        );
+        let changes = diff(
+            &Side {
+                schema: &old_schema,
+                partition_spec: &old_spec,
+                columns: &[],
+            },
+            &Side {
+                schema: &new_schema,
+                partition_spec: &new_spec,
+                columns: &new_columns,
+            },
+        );
+        assert_eq!(changes.len(), 1, "{changes:#?}");
+        let change = changes.first().unwrap();
+        assert_eq!(change.kind, ChangeKind::TypeChanged);
+        assert_eq!(change.iceberg, IcebergVerdict::Allowed);
+        assert_eq!(
+            change.note.as_deref(),
+            Some("int and long are chosen by `maximum` or `exclusiveMaximum` (int up to 2^31)")
+        );
+        assert!(change.location.is_some());
+    }
+
+    #[test]
+    fn loosening_is_told_apart_from_tightening() {
+        assert!(loosens("maxLength", "10", "20"));
+        assert!(!loosens("maxLength", "20", "10"));
+        assert!(loosens("minimum", "1e2", "99.5"));
+        assert!(!loosens("minimum", "0", "1"));
+        assert!(loosens("exclusiveMaximum", "true", "false"));
+        assert!(loosens("enum", r#"["a","b"]"#, r#"["b","a","c"]"#));
+        assert!(!loosens("enum", r#"["a","b"]"#, r#"["a"]"#));
+        assert!(loosens("required", r#"["a","b"]"#, r#"["a"]"#));
+        assert!(!loosens("pattern", r#""^a""#, r#""^a|b""#));
+        assert!(!loosens("maximum", "5 & 6", "7"));
+    }
+}
