@@ -114,6 +114,13 @@ fn check(dir: &Path) -> String {
         fails(&changes, FailOn::Never)
     )
     .unwrap();
+    // The JSON form is what `diff --format json` prints for each change (the CLI adds the place).
+    write!(
+        out,
+        "\n--- json ---\n{}\n",
+        serde_json::to_string_pretty(&changes).unwrap()
+    )
+    .unwrap();
     out
 }
 
