@@ -8,7 +8,8 @@
 //! is keep the channel running.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+// Lookups only (never iterated into output), so a fast non-random hasher is safe.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use iceberg::spec::{NestedFieldRef, PartitionSpec, PrimitiveType, Schema, Type};
 use schema2iceberg_parser::{Location, Number};
@@ -154,7 +155,7 @@ const MAX_DEPTH: usize = MAX_NESTING + 1;
 
 /// The first source of each path; a later one can only come from a name with a dot in it.
 fn index(columns: &[ColumnSource]) -> HashMap<&str, &ColumnSource> {
-    let mut map = HashMap::new();
+    let mut map = HashMap::default();
     for c in columns {
         map.entry(c.path.as_str()).or_insert(c);
     }
@@ -213,7 +214,7 @@ impl Walk<'_> {
         // Each removed field is reported after the last field before it in OLD that kept its
         // place; a field that moved away says nothing about where the removed one stood.
         let mut anchor: Option<usize> = None;
-        let mut removed_after: HashMap<Option<usize>, Vec<&NestedFieldRef>> = HashMap::new();
+        let mut removed_after: HashMap<Option<usize>, Vec<&NestedFieldRef>> = HashMap::default();
         for (i, f) in old.iter().enumerate() {
             if !new_names.contains(f.name.as_str()) {
                 removed_after.entry(anchor).or_default().push(f);

@@ -42,7 +42,8 @@ mod model;
 mod partition;
 pub mod report;
 
-use std::collections::{HashMap, HashSet};
+// Lookups only (never iterated into output), so a fast non-random hasher is safe.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use iceberg::spec::{PartitionSpec, Schema, Transform};
 use schema2iceberg_parser::{Diagnostic, LoadOptions, Location, Severity, Url, Workspace};
@@ -240,7 +241,7 @@ fn tidy(ws: &Workspace, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .enumerate()
         .map(|(i, d)| (d.display.as_str(), i))
         .collect();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut kept: Vec<Diagnostic> = diagnostics
         .into_iter()
         .filter(|d| {

@@ -1,7 +1,8 @@
 //! Lints for the `check` gate: problems the channel does not reject, but that make the table
 //! hard to use. They run only when [`crate::CompileOptions::lints`] is set.
 
-use std::collections::{HashMap, HashSet};
+// Lookups only (never iterated into output), so a fast non-random hasher is safe.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::{Diagnostic, Location, Span, Workspace};
@@ -355,7 +356,7 @@ fn nesting(columns: &[Column], tree: &Tree<'_>, too_deep: &[&str], out: &mut Vec
         .collect();
     // `nesting-too-deep` already says it, as an error. A top-level name may itself contain
     // dots, so every dotted prefix of the error's field is tried.
-    let mut reported = HashSet::new();
+    let mut reported = HashSet::default();
     for field in too_deep {
         let ends = field
             .char_indices()

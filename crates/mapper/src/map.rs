@@ -1,7 +1,8 @@
 //! The walk from schema nodes to column types: `$ref`, `allOf`, nullability, and the type rules
 //! of docs/mapping.md.
 
-use std::collections::{HashMap, HashSet};
+// Lookups only (never iterated into output), so a fast non-random hasher is safe.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::json::JsonValue;
@@ -79,6 +80,17 @@ pub(crate) struct Mapper<'w> {
     halted: bool,
 }
 
+/// A number for a message: as written, or cut short when it is longer than a line.
+fn shown(n: &Number) -> String {
+    let text = n.as_str();
+    if text.chars().count() <= 40 {
+        text.to_string()
+    } else {
+        let head: String = text.chars().take(24).collect();
+        format!("{head}… ({} characters)", text.chars().count())
+    }
+}
+
 fn join(field: &str, name: &str) -> String {
     if field.is_empty() {
         name.to_string()
@@ -95,7 +107,7 @@ fn short_json(value: &JsonValue) -> String {
     match value {
         JsonValue::Null => "null".to_string(),
         JsonValue::Bool(b) => b.to_string(),
-        JsonValue::Number(n) => n.as_str().to_string(),
+        JsonValue::Number(n) => shown(n),
         JsonValue::String(s) => format!("{s:?}"),
         JsonValue::Array(_) => "[…]".to_string(),
         JsonValue::Object(_) => "{…}".to_string(),
@@ -131,9 +143,9 @@ impl<'w> Mapper<'w> {
         Mapper {
             ws,
             diagnostics: Vec::new(),
-            reported: HashSet::new(),
-            reported_docs: HashSet::new(),
-            reported_cycles: HashSet::new(),
+            reported: HashSet::default(),
+            reported_docs: HashSet::default(),
+            reported_cycles: HashSet::default(),
             ref_stack: Vec::new(),
             frames: 0,
             columns: 0,
@@ -855,9 +867,7 @@ impl<'w> Mapper<'w> {
             }
         });
         let low_exclusive = exclusive_min.and_then(|(s, k)| match &k.value {
-            Exclusive::Bound(b) if b.cmp_exact(&below).is_lt() => {
-                Some((s, k.at, b.as_str().to_string()))
-            }
+            Exclusive::Bound(b) if b.cmp_exact(&below).is_lt() => Some((s, k.at, shown(b))),
             _ => None,
         });
         let has_bound_exclusive = matches!(
@@ -873,9 +883,9 @@ impl<'w> Mapper<'w> {
         let low = match (minimum.is_some(), has_bound_exclusive) {
             (true, true) => low_minimum
                 .filter(|_| low_exclusive.is_some())
-                .map(|(s, m)| (s, m.at, m.value.as_str().to_string())),
+                .map(|(s, m)| (s, m.at, shown(&m.value))),
             _ => low_minimum
-                .map(|(s, m)| (s, m.at, m.value.as_str().to_string()))
+                .map(|(s, m)| (s, m.at, shown(&m.value)))
                 .or(low_exclusive),
         };
         if let Some((sid, at, text)) = low {
@@ -905,7 +915,7 @@ impl<'w> Mapper<'w> {
             location,
             format!(
                 "`multipleOf` is {}, but it must be greater than 0",
-                multiple_of.value.as_str()
+                shown(&multiple_of.value)
             ),
             field,
         );
@@ -917,7 +927,7 @@ impl<'w> Mapper<'w> {
             return Some(PrimitiveType::Double);
         };
         let location = self.at(sid, multiple_of.at);
-        let text = multiple_of.value.as_str();
+        let text = shown(&multiple_of.value);
         if !multiple_of.value.is_positive() {
             self.emit(
                 &codes::INVALID_MULTIPLE_OF,
@@ -989,7 +999,7 @@ impl<'w> Mapper<'w> {
         }
         let ws = self.ws;
         let mut names: Vec<(&str, Vec<(SchemaId, &Property)>)> = Vec::new();
-        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut index: HashMap<&str, usize> = HashMap::default();
         for (sid, k) in kws {
             let Some(properties) = &k.properties else {
                 continue;
@@ -1044,7 +1054,7 @@ impl<'w> Mapper<'w> {
                 .help = Some("list every key you need in `properties`, or remove `properties` to get a map".to_string());
             }
             let mut columns = Vec::with_capacity(names.len());
-            let mut lowercase: HashMap<String, &str> = HashMap::new();
+            let mut lowercase: HashMap<String, &str> = HashMap::default();
             for (name, defs) in &names {
                 let Some((parent, property)) = defs.first() else {
                     continue;

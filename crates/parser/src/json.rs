@@ -371,7 +371,7 @@ impl Reader<'_> {
         self.pos += 1;
         let mut members: Vec<Member> = Vec::new();
         // Large objects look keys up by hash, so that duplicate detection stays linear.
-        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut index: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
             self.pos += 1;

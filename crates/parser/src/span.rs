@@ -29,10 +29,21 @@ impl Span {
     }
 }
 
+/// Bytes between two saved character counts: a column costs at most this much scanning, however
+/// long the line (minified JSON is one line).
+const CHECKPOINT: usize = 1024;
+
 /// Line starts of one text, to turn byte offsets into line and column.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
+    /// The number of characters before each multiple of `CHECKPOINT`.
+    checkpoints: Vec<usize>,
+}
+
+/// Characters in `bytes`: every byte that does not continue a UTF-8 sequence starts one.
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count()
 }
 
 impl LineIndex {
@@ -45,7 +56,24 @@ impl LineIndex {
                 .filter(|(_, b)| **b == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        LineIndex { line_starts }
+        let mut checkpoints = Vec::with_capacity(text.len() / CHECKPOINT + 1);
+        let mut chars = 0;
+        for chunk in text.chunks(CHECKPOINT) {
+            checkpoints.push(chars);
+            chars += count_chars(chunk);
+        }
+        checkpoints.push(chars);
+        LineIndex {
+            line_starts,
+            checkpoints,
+        }
+    }
+
+    /// Characters before byte `offset`.
+    fn chars_before(&self, text: &[u8], offset: usize) -> usize {
+        let block = offset / CHECKPOINT;
+        let saved = self.checkpoints.get(block).copied().unwrap_or(0);
+        saved + count_chars(text.get(block * CHECKPOINT..offset).unwrap_or_default())
     }
 
     /// 1-based line and column of `offset`. The column counts characters, not bytes,
@@ -54,8 +82,24 @@ impl LineIndex {
         let offset = offset.min(text.len());
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
         let start = self.line_starts.get(line - 1).copied().unwrap_or(0);
-        let prefix = text.get(start..offset).unwrap_or_default();
-        let column = String::from_utf8_lossy(prefix).chars().count() + 1;
+        let column = self.chars_before(text, offset) - self.chars_before(text, start) + 1;
         (line, column)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_on_long_lines() {
+        let mut text = "é".repeat(3000).into_bytes();
+        text.extend_from_slice(b"\nab\xc3\xa9x");
+        let index = LineIndex::new(&text);
+        assert_eq!(index.line_col(&text, 0), (1, 1));
+        assert_eq!(index.line_col(&text, 2 * 2500), (1, 2501));
+        let second = 2 * 3000 + 1;
+        assert_eq!(index.line_col(&text, second), (2, 1));
+        assert_eq!(index.line_col(&text, second + 4), (2, 4));
     }
 }

@@ -1,8 +1,9 @@
 //! The set of documents behind one compile: the schema file, the files its `$ref`s reach, every
 //! schema node in one table keyed by document and JSON value, and `$ref` resolution by full URI.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use url::Url;
 
@@ -57,7 +58,8 @@ impl Document {
 pub struct Workspace {
     docs: Vec<Document>,
     schemas: Vec<Schema>,
-    bases: Vec<Url>,
+    /// The base URI of each schema; shared, since nearly every node has its document's.
+    bases: Vec<Arc<Url>>,
     by_json: HashMap<(DocId, JsonId), SchemaId>,
     by_uri: HashMap<String, SchemaId>,
     docs_by_url: HashMap<String, DocId>,
@@ -137,9 +139,9 @@ impl Workspace {
             docs: Vec::new(),
             schemas: Vec::new(),
             bases: Vec::new(),
-            by_json: HashMap::new(),
-            by_uri: HashMap::new(),
-            docs_by_url: HashMap::new(),
+            by_json: HashMap::default(),
+            by_uri: HashMap::default(),
+            docs_by_url: HashMap::default(),
             diagnostics: Vec::new(),
             doc_diagnostics: Vec::new(),
             pending_refs: Vec::new(),
@@ -370,7 +372,7 @@ impl Workspace {
         self.docs_by_url.insert(without_fragment(&url), id);
         self.docs.push(doc);
         if let Some(root) = root {
-            let root_schema = self.build(id, root, &url);
+            let root_schema = self.build(id, root, &Arc::new(url.clone()));
             self.by_uri
                 .entry(without_fragment(&url))
                 .or_insert(root_schema);
@@ -423,7 +425,7 @@ impl Workspace {
     }
 
     /// Builds (once) the schema node for the JSON value `at`, and every subschema below it.
-    fn build(&mut self, doc: DocId, at: JsonId, base: &Url) -> SchemaId {
+    fn build(&mut self, doc: DocId, at: JsonId, base: &Arc<Url>) -> SchemaId {
         if let Some(id) = self.by_json.get(&(doc, at)) {
             return *id;
         }
@@ -435,7 +437,7 @@ impl Workspace {
             kind: SchemaKind::Invalid,
             problems: Vec::new(),
         });
-        self.bases.push(base.clone());
+        self.bases.push(Arc::clone(base));
         let draft = self
             .document(doc)
             .map(|d| d.draft)
@@ -447,7 +449,7 @@ impl Workspace {
             JsonValue::Object(members) => {
                 let base = self.enter_resource(id, doc, &members, draft, base);
                 if let Some(b) = self.bases.get_mut(id.index()) {
-                    *b = base.clone();
+                    *b = Arc::clone(&base);
                 }
                 let keywords = self.read_keywords(doc, &members, &base, &mut problems);
                 if keywords.reference.is_some() {
@@ -479,20 +481,20 @@ impl Workspace {
         doc: DocId,
         members: &[Member],
         draft: Draft,
-        base: &Url,
-    ) -> Url {
+        base: &Arc<Url>,
+    ) -> Arc<Url> {
         // Drafts 04–07 ignore every keyword beside `$ref`, `$id` included.
         if members.iter().any(|m| m.key == "$ref") {
-            return base.clone();
+            return Arc::clone(base);
         }
         let Some(member) = members.iter().find(|m| m.key == draft.id_keyword()) else {
-            return base.clone();
+            return Arc::clone(base);
         };
         let JsonValue::String(text) = self.json_value(doc, member.value).clone() else {
-            return base.clone();
+            return Arc::clone(base);
         };
         let Ok(joined) = base.join(&text) else {
-            return base.clone();
+            return Arc::clone(base);
         };
         match joined.fragment() {
             Some(fragment) if !fragment.is_empty() && !fragment.starts_with('/') => {
@@ -501,19 +503,19 @@ impl Workspace {
             _ => {}
         }
         if text.starts_with('#') {
-            return base.clone();
+            return Arc::clone(base);
         }
         let mut resource = joined;
         resource.set_fragment(None);
         self.by_uri.entry(resource.to_string()).or_insert(id);
-        resource
+        Arc::new(resource)
     }
 
     fn read_keywords(
         &mut self,
         doc: DocId,
         members: &[Member],
-        base: &Url,
+        base: &Arc<Url>,
         problems: &mut Vec<Diagnostic>,
     ) -> Keywords {
         let mut k = Keywords {
@@ -738,7 +740,7 @@ impl Workspace {
         &mut self,
         doc: DocId,
         at: JsonId,
-        base: &Url,
+        base: &Arc<Url>,
         problems: &mut Vec<Diagnostic>,
         keyword: &str,
     ) -> Option<SchemaId> {
@@ -855,7 +857,7 @@ impl Workspace {
                 format!("`{text}` points at a value that is not a schema"),
             ));
         }
-        let base = self.base_at(doc, found);
+        let base = Arc::new(self.base_at(doc, found));
         // References inside newly built nodes queue themselves in `pending_refs`.
         Ok(self.build(doc, found, &base))
     }
