@@ -11,6 +11,7 @@ use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
 
 pub mod check;
 pub mod codes;
+pub mod corpus;
 pub mod diff;
 pub mod docs;
 pub mod render;

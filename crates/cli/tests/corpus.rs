@@ -1,0 +1,68 @@
+//! The corpus run over `../shared/corpus`: its per-source summary is a snapshot, so any change in
+//! behaviour on real-world schemas shows up in review, and two runs are byte-identical.
+
+// A test should stop loudly; the no-panic rule is for code that reads input.
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+
+use schema2iceberg::corpus::{run_check, summarize, summary, CorpusRequest};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// The request for the whole corpus, or `None` (with a notice) when the corpus is not there.
+fn corpus_request() -> Option<CorpusRequest> {
+    let request = CorpusRequest::for_repository(&root());
+    if request.corpus.is_dir() {
+        Some(request)
+    } else {
+        println!("skipped: {} is missing", request.corpus.display());
+        None
+    }
+}
+
+/// `cargo xtask corpus` prints exactly this; docs/corpus.md quotes it.
+///
+/// One source alone gives the same rows as in the whole run: `check` runs in the corpus root
+/// either way, so paths, the reference root and the config's globs do not change.
+#[test]
+fn corpus_summary() {
+    let Some(mut request) = corpus_request() else {
+        return;
+    };
+    let whole = summary(&request).expect("the corpus run runs");
+    insta::assert_snapshot!(whole.to_markdown());
+
+    request.source = Some("cloudevents-spec".to_string());
+    let one = summary(&request).expect("the one-source run runs");
+    assert_eq!(one.sources.len(), 1);
+    assert_eq!(
+        one.sources.first(),
+        whole.sources.iter().find(|s| s.name == "cloudevents-spec")
+    );
+}
+
+/// The check report and the summary of two runs are byte-identical, although `check` compiles on
+/// all cores in whatever order the threads take the files.
+#[test]
+fn two_runs_are_byte_identical() {
+    let Some(request) = corpus_request() else {
+        return;
+    };
+    let first = run_check(&request).expect("the first run runs");
+    let second = run_check(&request).expect("the second run runs");
+    assert!(
+        first.stdout == second.stdout,
+        "check's JSON report differs between two runs"
+    );
+    assert_eq!(
+        summarize(&first.report).to_markdown(),
+        summarize(&second.report).to_markdown(),
+        "the summary differs between two runs"
+    );
+}
