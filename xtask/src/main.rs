@@ -11,7 +11,10 @@ tasks:
   ci        run what CI runs: cargo fmt --check, clippy with -D warnings, and the tests
   corpus [--source NAME]
             check every schema in ../shared/corpus and print the per-source summary
-            (Markdown tables; docs/corpus.md)";
+            (Markdown tables; docs/corpus.md)
+  bench     run the criterion benchmarks and print, from one run, compile time against
+            serde_json's parse of the same bytes, the corpus check, and process start-up
+            against a hello-world binary (docs/performance.md)";
 
 fn cargo(args: &[&str]) -> bool {
     println!("== cargo {}", args.join(" "));
@@ -100,6 +103,13 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
+        Some("bench") => match bench() {
+            Ok(()) => true,
+            Err(message) => {
+                eprintln!("error: {message}");
+                false
+            }
+        },
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             true
@@ -114,4 +124,93 @@ fn main() -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The median of one criterion benchmark, in nanoseconds, from its `estimates.json`.
+fn criterion_median(group: &str, bench: &str) -> Option<f64> {
+    let path = repository_root()
+        .join("target/criterion")
+        .join(group)
+        .join(bench)
+        .join("new/estimates.json");
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    value.get("median")?.get("point_estimate")?.as_f64()
+}
+
+fn human(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.1} µs", ns / 1e3)
+    }
+}
+
+/// Median wall time of `runs` runs of `program args`, in nanoseconds.
+fn median_run(program: &Path, args: &[&str], runs: usize) -> Result<f64, String> {
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = std::time::Instant::now();
+        let status = Command::new(program)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+        if !status.success() {
+            return Err(format!("{} failed", program.display()));
+        }
+        times.push(start.elapsed().as_nanos() as f64);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times.get(runs / 2).copied().unwrap_or(0.0))
+}
+
+fn bench() -> Result<(), String> {
+    let ok = cargo(&["bench", "-p", "schema2iceberg", "--bench", "compile_vs_parse"])
+        && cargo(&["bench", "-p", "schema2iceberg", "--bench", "check_corpus"])
+        && cargo(&["build", "--release", "-p", "schema2iceberg"]);
+    if !ok {
+        return Err("a benchmark or the release build failed".to_string());
+    }
+    println!("\ncompile against serde_json::from_slice::<Value> of the same bytes (criterion medians)");
+    println!("| file | parse | compile | ratio |\n|---|---:|---:|---:|");
+    for file in ["seed_event", "mozilla_first_shutdown_use_counter", "kubernetes_definitions"] {
+        match (criterion_median(file, "serde_json_parse"), criterion_median(file, "compile")) {
+            (Some(parse), Some(compile)) => println!(
+                "| {file} | {} | {} | {:.1}× |",
+                human(parse),
+                human(compile),
+                compile / parse
+            ),
+            _ => println!("| {file} | skipped (no measurement) | | |"),
+        }
+    }
+    if let Some(check) = criterion_median("check", "corpus_json") {
+        println!("\ncheck over the whole corpus: {} (criterion median)", human(check));
+    }
+    let hello_source = repository_root().join("target/xtask-hello.rs");
+    let hello = repository_root().join("target/xtask-hello");
+    std::fs::write(&hello_source, "fn main() { println!(\"hello\"); }\n").map_err(|e| e.to_string())?;
+    let built = Command::new("rustc")
+        .args(["-O", "-o"])
+        .arg(&hello)
+        .arg(&hello_source)
+        .status()
+        .map_err(|e| format!("cannot run rustc: {e}"))?;
+    if !built.success() {
+        return Err("rustc could not build the hello-world binary".to_string());
+    }
+    let tool = repository_root().join("target/release/schema2iceberg");
+    let runs = 200;
+    let ours = median_run(&tool, &["--version"], runs)?;
+    let baseline = median_run(&hello, &[], runs)?;
+    println!(
+        "\nstart-up, median of {runs} runs: `schema2iceberg --version` {}, hello world {}, ratio {:.1}×",
+        human(ours),
+        human(baseline),
+        ours / baseline
+    );
+    Ok(())
 }
