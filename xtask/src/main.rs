@@ -168,16 +168,30 @@ fn median_run(program: &Path, args: &[&str], runs: usize) -> Result<f64, String>
 }
 
 fn bench() -> Result<(), String> {
-    let ok = cargo(&["bench", "-p", "schema2iceberg", "--bench", "compile_vs_parse"])
-        && cargo(&["bench", "-p", "schema2iceberg", "--bench", "check_corpus"])
+    let ok = cargo(&[
+        "bench",
+        "-p",
+        "schema2iceberg",
+        "--bench",
+        "compile_vs_parse",
+    ]) && cargo(&["bench", "-p", "schema2iceberg", "--bench", "check_corpus"])
         && cargo(&["build", "--release", "-p", "schema2iceberg"]);
     if !ok {
         return Err("a benchmark or the release build failed".to_string());
     }
-    println!("\ncompile against serde_json::from_slice::<Value> of the same bytes (criterion medians)");
+    println!(
+        "\ncompile against serde_json::from_slice::<Value> of the same bytes (criterion medians)"
+    );
     println!("| file | parse | compile | ratio |\n|---|---:|---:|---:|");
-    for file in ["seed_event", "mozilla_first_shutdown_use_counter", "kubernetes_definitions"] {
-        match (criterion_median(file, "serde_json_parse"), criterion_median(file, "compile")) {
+    for file in [
+        "seed_event",
+        "mozilla_first_shutdown_use_counter",
+        "kubernetes_definitions",
+    ] {
+        match (
+            criterion_median(file, "serde_json_parse"),
+            criterion_median(file, "compile"),
+        ) {
             (Some(parse), Some(compile)) => println!(
                 "| {file} | {} | {} | {:.1}× |",
                 human(parse),
@@ -188,11 +202,15 @@ fn bench() -> Result<(), String> {
         }
     }
     if let Some(check) = criterion_median("check", "corpus_json") {
-        println!("\ncheck over the whole corpus: {} (criterion median)", human(check));
+        println!(
+            "\ncheck over the whole corpus: {} (criterion median)",
+            human(check)
+        );
     }
     let hello_source = repository_root().join("target/xtask-hello.rs");
     let hello = repository_root().join("target/xtask-hello");
-    std::fs::write(&hello_source, "fn main() { println!(\"hello\"); }\n").map_err(|e| e.to_string())?;
+    std::fs::write(&hello_source, "fn main() { println!(\"hello\"); }\n")
+        .map_err(|e| e.to_string())?;
     let built = Command::new("rustc")
         .args(["-O", "-o"])
         .arg(&hello)
