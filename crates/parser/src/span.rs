@@ -29,9 +29,9 @@ impl Span {
     }
 }
 
-/// Bytes between two saved character counts: a column costs at most this much scanning, however
-/// long the line (minified JSON is one line).
-const CHECKPOINT: usize = 1024;
+/// Bytes between two saved character counts: a column costs at most twice this much scanning,
+/// however long the line (minified JSON is one line).
+const CHECKPOINT: usize = 256;
 
 /// Line starts of one text, to turn byte offsets into line and column.
 #[derive(Debug, Clone)]
@@ -82,7 +82,11 @@ impl LineIndex {
         let offset = offset.min(text.len());
         let line = self.line_starts.partition_point(|&s| s <= offset).max(1);
         let start = self.line_starts.get(line - 1).copied().unwrap_or(0);
-        let column = self.chars_before(text, offset) - self.chars_before(text, start) + 1;
+        let column = if offset - start <= CHECKPOINT {
+            count_chars(text.get(start..offset).unwrap_or_default()) + 1
+        } else {
+            self.chars_before(text, offset) - self.chars_before(text, start) + 1
+        };
         (line, column)
     }
 }

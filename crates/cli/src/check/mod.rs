@@ -311,6 +311,7 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
         .collect();
     let outcomes = compile_all(
         request,
+        format,
         &config,
         &cli_overrides,
         &schemas,
@@ -444,6 +445,7 @@ struct ChannelGroup {
 /// Compiles every schema on all cores; the results come back in input order.
 fn compile_all(
     request: &CheckRequest,
+    format: CheckFormat,
     config: &Config,
     cli_overrides: &Overrides,
     schemas: &[Checkable],
@@ -463,8 +465,15 @@ fn compile_all(
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(schema) = schemas.get(i) else { break };
                 let group = schema_groups.get(i).and_then(|g| groups.get(g));
-                let outcome =
-                    check_schema(request, config, cli_overrides, schema, group, channel_texts);
+                let outcome = check_schema(
+                    request,
+                    format,
+                    config,
+                    cli_overrides,
+                    schema,
+                    group,
+                    channel_texts,
+                );
                 if let Ok(mut slots) = results.lock() {
                     if let Some(slot) = slots.get_mut(i) {
                         *slot = Some(outcome);
@@ -483,6 +492,7 @@ fn compile_all(
 
 fn check_schema(
     request: &CheckRequest,
+    format: CheckFormat,
     config: &Config,
     cli_overrides: &Overrides,
     schema: &Checkable,
@@ -577,18 +587,23 @@ fn check_schema(
             .filter(|spec| !spec.fields().is_empty())
             .and(partition.clone()),
     });
-    let text = render_file_text(
-        &schema.display,
-        &kept,
-        |file| {
-            ws.documents()
-                .iter()
-                .find(|d| d.display == file)
-                .and_then(|d| d.text_str())
-                .or_else(|| channel_texts.get(file).map(String::as_str))
-        },
-        request.color,
-    );
+    // Snippets cost more than the compile; only the text format shows them.
+    let text = if format != CheckFormat::Text {
+        String::new()
+    } else {
+        render_file_text(
+            &schema.display,
+            &kept,
+            |file| {
+                ws.documents()
+                    .iter()
+                    .find(|d| d.display == file)
+                    .and_then(|d| d.text_str())
+                    .or_else(|| channel_texts.get(file).map(String::as_str))
+            },
+            request.color,
+        )
+    };
     let report = FileReport {
         path: schema.display.clone(),
         kind: FileKind::Schema,
