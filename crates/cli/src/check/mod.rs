@@ -309,16 +309,15 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
         .values()
         .filter_map(|(f, _)| Some((f.display.clone(), f.text_str()?.to_string())))
         .collect();
-    let outcomes = compile_all(
+    let run = Run {
         request,
         format,
-        &config,
-        &cli_overrides,
-        &schemas,
-        &schema_groups,
-        &groups,
-        &channel_texts,
-    );
+        config: &config,
+        cli_overrides: &cli_overrides,
+        groups: &groups,
+        channel_texts: &channel_texts,
+    };
+    let outcomes = compile_all(&run, &schemas, &schema_groups);
 
     // Channel configuration files are reported as files of their own.
     let mut channel_diagnostics: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
@@ -443,15 +442,20 @@ struct ChannelGroup {
 }
 
 /// Compiles every schema on all cores; the results come back in input order.
-fn compile_all(
-    request: &CheckRequest,
+/// What every schema of one run shares.
+struct Run<'a> {
+    request: &'a CheckRequest,
     format: CheckFormat,
-    config: &Config,
-    cli_overrides: &Overrides,
+    config: &'a Config,
+    cli_overrides: &'a Overrides,
+    groups: &'a BTreeMap<Vec<PathBuf>, ChannelGroup>,
+    channel_texts: &'a BTreeMap<String, String>,
+}
+
+fn compile_all(
+    run: &Run<'_>,
     schemas: &[Checkable],
     schema_groups: &[Vec<PathBuf>],
-    groups: &BTreeMap<Vec<PathBuf>, ChannelGroup>,
-    channel_texts: &BTreeMap<String, String>,
 ) -> Vec<SchemaOutcome> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<SchemaOutcome>>> =
@@ -464,16 +468,8 @@ fn compile_all(
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(schema) = schemas.get(i) else { break };
-                let group = schema_groups.get(i).and_then(|g| groups.get(g));
-                let outcome = check_schema(
-                    request,
-                    format,
-                    config,
-                    cli_overrides,
-                    schema,
-                    group,
-                    channel_texts,
-                );
+                let group = schema_groups.get(i).and_then(|g| run.groups.get(g));
+                let outcome = check_schema(run, schema, group);
                 if let Ok(mut slots) = results.lock() {
                     if let Some(slot) = slots.get_mut(i) {
                         *slot = Some(outcome);
@@ -490,15 +486,15 @@ fn compile_all(
         .collect()
 }
 
-fn check_schema(
-    request: &CheckRequest,
-    format: CheckFormat,
-    config: &Config,
-    cli_overrides: &Overrides,
-    schema: &Checkable,
-    group: Option<&ChannelGroup>,
-    channel_texts: &BTreeMap<String, String>,
-) -> SchemaOutcome {
+fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>) -> SchemaOutcome {
+    let Run {
+        request,
+        format,
+        config,
+        cli_overrides,
+        channel_texts,
+        ..
+    } = *run;
     let settings = config.settings_for(&schema.path);
     let overrides = settings.overrides.layered(cli_overrides);
     let mut extra = Vec::new();
