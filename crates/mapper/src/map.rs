@@ -240,7 +240,14 @@ impl<'w> Mapper<'w> {
                     return self.follow_ref(id, k, field, depth);
                 }
                 let parts = self.flatten(id, field)?;
-                self.map_parts(id, &parts, field, depth)
+                // Parts reached through `allOf` count as expanded references while their
+                // properties are mapped, so that recursion through `allOf` is a cycle too.
+                let pushed = parts.iter().filter(|p| **p != id).count();
+                self.ref_stack
+                    .extend(parts.iter().filter(|p| **p != id).map(|p| (*p, id)));
+                let mapped = self.map_parts(id, &parts, field, depth);
+                self.ref_stack.truncate(self.ref_stack.len() - pushed);
+                mapped
             }
         }
     }
