@@ -111,7 +111,15 @@ fn leaf() -> impl Strategy<Value = Value> {
     });
     let enumeration = prop::collection::vec("[a-z]{1,6}", 1..4)
         .prop_map(|values| json!({"type": "string", "enum": values}));
-    let reference = (0..8usize).prop_map(|k| json!({"$ref": format!("{REF_MARK}{k}")}));
+    // A bare `$ref`, or one wrapped in `allOf` (the usual way to give a `$ref` a description).
+    let reference = (0..8usize, any::<bool>()).prop_map(|(k, wrapped)| {
+        let reference = json!({"$ref": format!("{REF_MARK}{k}")});
+        if wrapped {
+            json!({"allOf": [reference]})
+        } else {
+            reference
+        }
+    });
     let primitive = prop_oneof![
         string,
         integer,
