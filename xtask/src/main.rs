@@ -182,7 +182,7 @@ fn bench() -> Result<(), String> {
     println!(
         "\ncompile against serde_json::from_slice::<Value> of the same bytes (criterion medians)"
     );
-    println!("| file | parse | compile | ratio |\n|---|---:|---:|---:|");
+    println!("| file | parse | compile | ratio | of which Iceberg's `Schema` build | compile without it | ratio |\n|---|---:|---:|---:|---:|---:|---:|");
     for file in [
         "seed_event",
         "mozilla_first_shutdown_use_counter",
@@ -192,12 +192,27 @@ fn bench() -> Result<(), String> {
             criterion_median(file, "serde_json_parse"),
             criterion_median(file, "compile"),
         ) {
-            (Some(parse), Some(compile)) => println!(
-                "| {file} | {} | {} | {:.1}× |",
-                human(parse),
-                human(compile),
-                compile / parse
-            ),
+            (Some(parse), Some(compile)) => {
+                let build = criterion_median(file, "iceberg_schema_build");
+                let (build_text, ours, ours_ratio) = match build {
+                    Some(b) => (
+                        human(b),
+                        human(compile - b),
+                        format!("{:.1}×", (compile - b) / parse),
+                    ),
+                    None => (
+                        "(no table)".into(),
+                        human(compile),
+                        format!("{:.1}×", compile / parse),
+                    ),
+                };
+                println!(
+                    "| {file} | {} | {} | {:.1}× | {build_text} | {ours} | {ours_ratio} |",
+                    human(parse),
+                    human(compile),
+                    compile / parse
+                )
+            }
             _ => println!("| {file} | skipped (no measurement) | | |"),
         }
     }

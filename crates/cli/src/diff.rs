@@ -250,6 +250,7 @@ fn load(
         &ws,
         &CompileOptions {
             partition: partition.map(str::to_string).into_iter().collect(),
+            column_sources: true,
             ..CompileOptions::default()
         },
     );

@@ -786,7 +786,11 @@ mod tests {
     #[test]
     fn a_table_side_without_sources_skips_constraints() {
         let compile = |text: &str| {
-            let c = crate::compile_source("s.json", text, &crate::CompileOptions::default());
+            let options = crate::CompileOptions {
+                column_sources: true,
+                ..crate::CompileOptions::default()
+            };
+            let c = crate::compile_source("s.json", text, &options);
             (c.schema.unwrap(), c.partition_spec.unwrap(), c.columns)
         };
         let (old_schema, old_spec, _) = compile(

@@ -60,6 +60,10 @@ pub struct CompileOptions {
     pub partition_origin: Option<Location>,
     /// Also run the lints of [`lints`], which go beyond what the channel rejects.
     pub lints: bool,
+    /// Also fill [`Compiled::columns`]: each column's place and validation keywords, which
+    /// [`diff`] compares. Off by default, since it costs a pointer, a line and column and the
+    /// keywords' text for every column.
+    pub column_sources: bool,
 }
 
 /// Where one column comes from: for tools that point from the table back into the schema.
@@ -84,7 +88,8 @@ pub struct Compiled {
     pub partition_spec: Option<PartitionSpec>,
     /// Every diagnostic, sorted by file and position.
     pub diagnostics: Vec<Diagnostic>,
-    /// Every column's source, in table order (empty when there is no table).
+    /// Every column's source, in table order; empty when there is no table or
+    /// [`CompileOptions::column_sources`] is off.
     pub columns: Vec<ColumnSource>,
 }
 
@@ -131,7 +136,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
     let mut diagnostics: Vec<Diagnostic> = ws.diagnostics().to_vec();
     let mut table = None;
     if let Some(root) = ws.root() {
-        let mut mapper = map::Mapper::new(ws);
+        let mut mapper = map::Mapper::new(ws, options.column_sources);
         let mapped = mapper.map_schema(root, "", 0);
         diagnostics.append(&mut mapper.diagnostics);
         match mapped {
@@ -171,7 +176,9 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
             options.partition_origin.as_ref(),
             &mut diagnostics,
         );
-        sources = model::sources(&columns);
+        if options.column_sources {
+            sources = model::sources(ws, &columns);
+        }
         if options.lints {
             lints::run(
                 ws,
@@ -181,12 +188,18 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
                 &mut diagnostics,
             );
         }
-        let built = Schema::builder()
-            .with_schema_id(0)
-            .with_fields(ids::build_fields(&columns))
-            .build();
+        // With an error there is no table to show, so the Iceberg library is not asked to build
+        // one (for a schema that expands a definition many times, that is most of the time).
+        let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
+        let built = (!failed).then(|| {
+            Schema::builder()
+                .with_schema_id(0)
+                .with_fields(ids::build_fields(&columns))
+                .build()
+        });
         match built {
-            Ok(s) => {
+            None => {}
+            Some(Ok(s)) => {
                 let spec = match &source {
                     Some(path) => PartitionSpec::builder(s.clone())
                         .with_spec_id(0)
@@ -207,7 +220,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
                 }
                 schema = Some(s);
             }
-            Err(e) => diagnostics.push(Diagnostic::new(
+            Some(Err(e)) => diagnostics.push(Diagnostic::new(
                 &codes::ICEBERG_REJECTED,
                 root_location(ws),
                 format!("the Iceberg library rejected the schema: {}", e.message()),
@@ -241,20 +254,28 @@ fn tidy(ws: &Workspace, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .enumerate()
         .map(|(i, d)| (d.display.as_str(), i))
         .collect();
-    let mut seen = HashSet::default();
+    // Decide what to keep by reference first, so that no string is copied for the check.
+    let keep: Vec<bool> = {
+        let mut seen = HashSet::default();
+        diagnostics
+            .iter()
+            .map(|d| {
+                seen.insert((
+                    d.code,
+                    d.location.file.as_str(),
+                    d.location.pointer.as_str(),
+                    d.location.span,
+                    d.message.as_str(),
+                ))
+            })
+            .collect()
+    };
     let mut kept: Vec<Diagnostic> = diagnostics
         .into_iter()
-        .filter(|d| {
-            seen.insert((
-                d.code,
-                d.location.file.clone(),
-                d.location.pointer.clone(),
-                d.location.span,
-                d.message.clone(),
-            ))
-        })
+        .zip(keep)
+        .filter_map(|(d, keep)| keep.then_some(d))
         .collect();
-    kept.sort_by_key(|d| {
+    kept.sort_by_cached_key(|d| {
         (
             file_order
                 .get(d.location.file.as_str())

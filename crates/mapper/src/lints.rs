@@ -175,21 +175,21 @@ pub(crate) fn run(
         .collect();
     let mut found = Vec::new();
     for seen in &tree.columns {
-        names(seen, &mut found);
+        names(ws, seen, &mut found);
     }
     partition_source(ws, &tree, partition, requested, &mut found);
-    nesting(columns, &tree, &too_deep, &mut found);
+    nesting(ws, columns, &tree, &too_deep, &mut found);
     diagnostics.append(&mut found);
 }
 
-fn names(seen: &Seen<'_>, out: &mut Vec<Diagnostic>) {
+fn names(ws: &Workspace, seen: &Seen<'_>, out: &mut Vec<Diagnostic>) {
     let column = seen.column;
     let name = column.name.as_str();
     if name.contains('.') {
         out.push(
             Diagnostic::new(
                 &DOTTED_COLUMN_NAME,
-                column.location.clone(),
+                ws.locate(column.location),
                 format!("column name `{name}` contains `.`, so a dotted path such as a partition `SourceName` cannot tell it from a field of a struct"),
             )
             .with_field(seen.path.as_str())
@@ -211,7 +211,7 @@ fn names(seen: &Seen<'_>, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::new(
                     &METADATA_COLUMN_NAME,
-                    column.location.clone(),
+                    ws.locate(column.location),
                     format!("column `{name}` has the name of Iceberg's `{reserved}` metadata column{how}; engines that expose metadata columns by name (Spark, for one) show only one of the two"),
                 )
                 .with_field(seen.path.as_str())
@@ -226,7 +226,7 @@ fn names(seen: &Seen<'_>, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::new(
                         &DOC_TOO_LONG,
-                        column.location.clone(),
+                        ws.locate(column.location),
                         format!("the doc of `{name}` is {chars} characters long, but a Glue Data Catalog column comment holds at most {MAX_DOC_CHARS}; what the channel does with a longer one is undocumented"),
                     )
                     .with_field(seen.path.as_str())
@@ -312,7 +312,7 @@ fn partition_source(
         out.push(
             Diagnostic::new(
                 &SOURCE_NAME_UNREACHABLE,
-                seen.column.location.clone(),
+                ws.locate(seen.column.location),
                 message,
             )
             .with_field(seen.path.as_str())
@@ -348,7 +348,13 @@ fn root_location(ws: &Workspace) -> Location {
 
 /// One warning per top-level column, at its deepest struct, list or map, so that a deep
 /// subtree is reported once and not at every level past [`NEAR_NESTING`].
-fn nesting(columns: &[Column], tree: &Tree<'_>, too_deep: &[&str], out: &mut Vec<Diagnostic>) {
+fn nesting(
+    ws: &Workspace,
+    columns: &[Column],
+    tree: &Tree<'_>,
+    too_deep: &[&str],
+    out: &mut Vec<Diagnostic>,
+) {
     let tops: HashMap<&str, usize> = columns
         .iter()
         .enumerate()
@@ -387,7 +393,7 @@ fn nesting(columns: &[Column], tree: &Tree<'_>, too_deep: &[&str], out: &mut Vec
         out.push(
             Diagnostic::new(
                 &NESTING_NEAR_LIMIT,
-                deepest.owner.location.clone(),
+                ws.locate(deepest.owner.location),
                 format!(
                     "structs, lists and maps are nested {} levels deep at `{}`; the channel accepts at most {MAX_NESTING}, and how it counts levels is undocumented",
                     deepest.level, deepest.path

@@ -7,8 +7,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::json::JsonValue;
 use schema2iceberg_parser::{
-    Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Location, Number, Property,
-    SchemaId, SchemaKind, TypeName, Workspace,
+    Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Number, Property, SchemaId,
+    SchemaKind, Site, TypeName, Workspace,
 };
 
 use crate::codes;
@@ -28,6 +28,7 @@ const BELOW_INT32_MIN: &str = "-2147483649";
 const MAX_SCALE: u64 = 38;
 
 /// What one schema node maps to.
+#[derive(Clone)]
 pub(crate) struct Mapped {
     pub ty: Ty,
     pub nullable: bool,
@@ -78,6 +79,22 @@ pub(crate) struct Mapper<'w> {
     frames: usize,
     columns: usize,
     halted: bool,
+    /// Whether to record each column's validation keywords (only `diff` reads them).
+    with_constraints: bool,
+    /// `$ref` targets already mapped, by target and nesting depth, with the number of columns
+    /// each adds. Rule 19 gives every use of a definition its own columns, but those columns are
+    /// the same each time, so a definition used from many places is mapped once per depth.
+    ///
+    /// Only expansions that met no cycle are reused: where a cycle is cut, and so which `$ref`
+    /// is reported, depends on the path that reached the target. A target whose expansion met
+    /// no cycle reaches nothing that is being expanded around it, from whichever path.
+    mapped_refs: HashMap<(SchemaId, usize), (Option<Mapped>, usize)>,
+    /// Property names reported as uppercase.
+    reported_names: HashSet<Site>,
+    /// Holders of `$ref`s whose ignored siblings were reported: one warning each.
+    reported_siblings: HashSet<SchemaId>,
+    /// How many times a `$ref` or an `allOf` was found to lead back into itself, reported or not.
+    cycles_met: usize,
 }
 
 /// A number for a message: as written, or cut short when it is longer than a line.
@@ -139,7 +156,7 @@ const COLUMN_KEYWORDS: &[&str] = &[
 const UNENFORCED: &[&str] = &["not", "if", "then", "else", "dependencies"];
 
 impl<'w> Mapper<'w> {
-    pub fn new(ws: &'w Workspace) -> Self {
+    pub fn new(ws: &'w Workspace, with_constraints: bool) -> Self {
         Mapper {
             ws,
             diagnostics: Vec::new(),
@@ -150,16 +167,16 @@ impl<'w> Mapper<'w> {
             frames: 0,
             columns: 0,
             halted: false,
+            with_constraints,
+            mapped_refs: HashMap::default(),
+            reported_siblings: HashSet::default(),
+            reported_names: HashSet::default(),
+            cycles_met: 0,
         }
     }
 
-    fn emit(
-        &mut self,
-        code: &Code,
-        location: Location,
-        message: String,
-        field: &str,
-    ) -> &mut Diagnostic {
+    fn emit(&mut self, code: &Code, site: Site, message: String, field: &str) -> &mut Diagnostic {
+        let location = self.ws.locate(site);
         self.diagnostics
             .push(Diagnostic::new(code, location, message).with_field(field));
         let last = self.diagnostics.len() - 1;
@@ -167,8 +184,8 @@ impl<'w> Mapper<'w> {
         &mut self.diagnostics[last]
     }
 
-    fn at(&self, schema: SchemaId, at: schema2iceberg_parser::json::JsonId) -> Location {
-        self.ws.keyword_location(schema, at)
+    fn at(&self, schema: SchemaId, at: schema2iceberg_parser::json::JsonId) -> Site {
+        self.ws.keyword_site(schema, at)
     }
 
     fn report_problems(&mut self, id: SchemaId, field: &str) {
@@ -193,7 +210,7 @@ impl<'w> Mapper<'w> {
         self.frames += 1;
         let result = if self.frames > MAX_FRAMES {
             self.halted = true;
-            let location = self.ws.schema_location(id);
+            let location = self.ws.schema_site(id);
             self.emit(
                 &codes::SCHEMA_TOO_DEEP,
                 location,
@@ -215,7 +232,7 @@ impl<'w> Mapper<'w> {
         match &schema.kind {
             SchemaKind::Invalid => None,
             SchemaKind::Bool(true) => {
-                let location = ws.schema_location(id);
+                let location = ws.schema_site(id);
                 self.emit(
                     &codes::UNCONSTRAINED,
                     location,
@@ -226,7 +243,7 @@ impl<'w> Mapper<'w> {
                 None
             }
             SchemaKind::Bool(false) => {
-                let location = ws.schema_location(id);
+                let location = ws.schema_site(id);
                 self.emit(
                     &codes::NEVER_VALID,
                     location,
@@ -262,6 +279,7 @@ impl<'w> Mapper<'w> {
             }
             Ok(target) => {
                 if let Some(start) = self.ref_stack.iter().position(|(t, _)| t == target) {
+                    self.cycles_met += 1;
                     if !self.reported_cycles.insert(id) {
                         return None;
                     }
@@ -311,9 +329,34 @@ impl<'w> Mapper<'w> {
     ) -> Option<Mapped> {
         self.warn_ref_siblings(id, k, field);
         let target = self.ref_target(id, k, field)?;
+        if let Some((mapped, columns)) = self.mapped_refs.get(&(target, depth)) {
+            let (mapped, columns) = (mapped.clone(), *columns);
+            return if self.add_columns(columns, id, field) {
+                mapped
+            } else {
+                None
+            };
+        }
+        let (columns_before, diagnostics_before, cycles_before) =
+            (self.columns, self.diagnostics.len(), self.cycles_met);
         self.ref_stack.push((target, id));
         let mapped = self.map_schema(target, field, depth);
         self.ref_stack.pop();
+        // Reuse needs the same result for the same key. The column budget and the frame limit
+        // (`halted`) depend on everything mapped before, and `nesting-too-deep` diagnostics carry
+        // the column path that the lints read, so those expansions are never reused.
+        let reusable = !self.halted
+            && self.cycles_met == cycles_before
+            && self
+                .diagnostics
+                .get(diagnostics_before..)
+                .unwrap_or_default()
+                .iter()
+                .all(|d| d.code != codes::NESTING_TOO_DEEP.name);
+        if reusable {
+            let entry = (mapped.clone(), self.columns - columns_before);
+            self.mapped_refs.insert((target, depth), entry);
+        }
         mapped
     }
 
@@ -327,7 +370,7 @@ impl<'w> Mapper<'w> {
             .map(|(name, _)| name.as_str())
             .filter(|name| COLUMN_KEYWORDS.contains(name))
             .collect();
-        if !siblings.is_empty() {
+        if !siblings.is_empty() && self.reported_siblings.insert(id) {
             let location = self.at(id, reference.at);
             let names = siblings
                 .iter()
@@ -362,7 +405,7 @@ impl<'w> Mapper<'w> {
             self.warn_ref_siblings(at, k, field);
             let target = self.ref_target(at, k, field)?;
             if seen.len() > MAX_FRAMES {
-                let location = ws.schema_location(at);
+                let location = ws.schema_site(at);
                 self.emit(
                     &codes::SCHEMA_TOO_DEEP,
                     location,
@@ -372,7 +415,7 @@ impl<'w> Mapper<'w> {
                 return None;
             }
             if seen.contains(&target) {
-                let location = ws.schema_location(at);
+                let location = ws.schema_site(at);
                 self.emit(
                     &codes::REF_CYCLE,
                     location,
@@ -407,7 +450,8 @@ impl<'w> Mapper<'w> {
             || level > MAX_FRAMES
             || self.ref_stack.iter().any(|(t, _)| *t == id) && level > 0
         {
-            let location = self.ws.schema_location(id);
+            self.cycles_met += 1;
+            let location = self.ws.schema_site(id);
             self.emit(
                 &codes::REF_CYCLE,
                 location,
@@ -437,7 +481,7 @@ impl<'w> Mapper<'w> {
             }
             Some(SchemaKind::Bool(true)) => {}
             Some(SchemaKind::Bool(false)) => {
-                let location = ws.schema_location(id);
+                let location = ws.schema_site(id);
                 self.emit(
                     &codes::NEVER_VALID,
                     location,
@@ -512,7 +556,7 @@ impl<'w> Mapper<'w> {
             .as_ref()
             .is_some_and(|(_, t)| t.contains(&TypeName::Null));
 
-        let location = ws.schema_location(id);
+        let location = ws.schema_site(id);
         let ty = if let Some((sid, k)) = enum_part {
             let (keyword, values): (&str, Vec<schema2iceberg_parser::json::JsonId>) =
                 match (&k.enum_values, &k.const_value) {
@@ -552,7 +596,7 @@ impl<'w> Mapper<'w> {
             if declared.is_none() {
                 self.emit(
                     &codes::TYPE_IMPLIED,
-                    location.clone(),
+                    location,
                     format!("no `type`: string is implied by `{keyword}`"),
                     field,
                 );
@@ -570,7 +614,7 @@ impl<'w> Mapper<'w> {
                         [] => {
                             self.emit(
                                 &codes::NULL_TYPE,
-                                at.clone(),
+                                *at,
                                 "the type is only `null`, and Iceberg has no null type".to_string(),
                                 field,
                             )
@@ -586,7 +630,7 @@ impl<'w> Mapper<'w> {
                                 .join(", ");
                             self.emit(
                                 &codes::UNION_TYPE,
-                                at.clone(),
+                                *at,
                                 format!("the type allows several types ({names}), and Iceberg has no union type"),
                                 field,
                             )
@@ -615,7 +659,7 @@ impl<'w> Mapper<'w> {
                         Some((t, by)) => {
                             self.emit(
                                 &codes::TYPE_IMPLIED,
-                                location.clone(),
+                                location,
                                 format!("no `type`: {} is implied by {by}", t.as_str()),
                                 field,
                             );
@@ -625,7 +669,7 @@ impl<'w> Mapper<'w> {
                             let empty = kws.iter().all(|(_, k)| k.keys.is_empty());
                             self.emit(
                                 &codes::UNCONSTRAINED,
-                                location.clone(),
+                                location,
                                 if empty {
                                     "`{}` constrains nothing, so the column has no type".to_string()
                                 } else {
@@ -667,6 +711,9 @@ impl<'w> Mapper<'w> {
     /// keeps each value.
     fn constraints(&self, kws: &[(SchemaId, &Keywords)]) -> Constraints {
         let mut out = Constraints::new();
+        if !self.with_constraints {
+            return out;
+        }
         for (sid, k) in kws {
             let Some(doc) = self.ws.schema(*sid).map(|s| s.doc) else {
                 continue;
@@ -694,8 +741,8 @@ impl<'w> Mapper<'w> {
         &mut self,
         kws: &[(SchemaId, &Keywords)],
         field: &str,
-    ) -> Option<Option<(Location, Vec<TypeName>)>> {
-        let mut result: Option<(Location, Vec<TypeName>)> = None;
+    ) -> Option<Option<(Site, Vec<TypeName>)>> {
+        let mut result: Option<(Site, Vec<TypeName>)> = None;
         for (sid, k) in kws {
             let Some(types) = &k.types else { continue };
             let location = self.at(*sid, types.at);
@@ -723,6 +770,7 @@ impl<'w> Mapper<'w> {
                         })
                         .collect();
                     if merged.is_empty() {
+                        let first_pointer = self.ws.locate(first_location).pointer;
                         self.emit(
                             &codes::ALLOF_CONFLICT,
                             location,
@@ -739,7 +787,7 @@ impl<'w> Mapper<'w> {
                                     .map(|t| t.as_str())
                                     .collect::<Vec<_>>()
                                     .join("/"),
-                                first_location.pointer
+                                first_pointer
                             ),
                             field,
                         );
@@ -965,7 +1013,7 @@ impl<'w> Mapper<'w> {
         if depth <= MAX_NESTING {
             return true;
         }
-        let location = self.ws.schema_location(id);
+        let location = self.ws.schema_site(id);
         self.emit(
             &codes::NESTING_TOO_DEEP,
             location,
@@ -976,15 +1024,20 @@ impl<'w> Mapper<'w> {
     }
 
     fn count_column(&mut self, id: SchemaId, field: &str) -> bool {
+        self.add_columns(1, id, field)
+    }
+
+    /// Adds `count` columns made at `id` to the budget; `false` once it is exceeded.
+    fn add_columns(&mut self, count: usize, id: SchemaId, field: &str) -> bool {
         if self.halted {
             return false;
         }
-        self.columns += 1;
+        self.columns += count;
         if self.columns <= MAX_COLUMNS {
             return true;
         }
         self.halted = true;
-        let location = self.ws.schema_location(id);
+        let location = self.ws.schema_site(id);
         self.emit(
             &codes::TOO_MANY_COLUMNS,
             location,
@@ -1067,7 +1120,7 @@ impl<'w> Mapper<'w> {
                     continue;
                 };
                 let column_field = join(field, name);
-                let location = ws.property_location(*parent, property);
+                let location = ws.property_site(*parent, property);
                 if name.is_empty() {
                     self.emit(
                         &codes::EMPTY_NAME,
@@ -1077,10 +1130,12 @@ impl<'w> Mapper<'w> {
                     );
                     continue;
                 }
-                if name.chars().any(char::is_uppercase) {
+                // The warning belongs to the written name, however often a cycle's expansion
+                // walks it (the other reports would be dropped as repeats).
+                if name.chars().any(char::is_uppercase) && self.reported_names.insert(location) {
                     self.emit(
                         &codes::UPPERCASE_NAME,
-                        location.clone(),
+                        location,
                         format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
                         &column_field,
                     )
@@ -1089,12 +1144,7 @@ impl<'w> Mapper<'w> {
                 match lowercase.get(&name.to_lowercase()) {
                     Some(other) => {
                         let message = format!("columns `{other}` and `{name}` differ only in case; engines that ignore case cannot tell them apart");
-                        self.emit(
-                            &codes::CASE_COLLISION,
-                            location.clone(),
-                            message,
-                            &column_field,
-                        );
+                        self.emit(&codes::CASE_COLLISION, location, message, &column_field);
                     }
                     None => {
                         lowercase.insert(name.to_lowercase(), name);
@@ -1108,7 +1158,7 @@ impl<'w> Mapper<'w> {
                     let again = self.map_schema(other.schema, &column_field, depth + 1);
                     if let (Some(m), Some(a)) = (&mut mapped, again) {
                         if !m.ty.same_shape(&a.ty) {
-                            let other_location = ws.property_location(*other_parent, other);
+                            let other_location = ws.property_site(*other_parent, other);
                             self.emit(
                                 &codes::ALLOF_CONFLICT,
                                 other_location,
@@ -1131,7 +1181,7 @@ impl<'w> Mapper<'w> {
                 if listed && mapped.nullable {
                     self.emit(
                         &codes::REQUIRED_BUT_NULLABLE,
-                        location.clone(),
+                        location,
                         format!("`{name}` is in `required`, but its schema admits null, so the column is optional"),
                         &column_field,
                     );
@@ -1188,7 +1238,7 @@ impl<'w> Mapper<'w> {
             })));
         }
         let has_properties = kws.iter().any(|(_, k)| k.properties.is_some());
-        let location = ws.schema_location(id);
+        let location = ws.schema_site(id);
         let message = if has_properties {
             "`properties` is empty and there is no `additionalProperties` schema, so the object has no Iceberg type"
         } else {
@@ -1242,7 +1292,7 @@ impl<'w> Mapper<'w> {
                 None
             }
             None => {
-                let location = self.ws.schema_location(id);
+                let location = self.ws.schema_site(id);
                 self.emit(
                     &codes::ARRAY_WITHOUT_ITEMS,
                     location,

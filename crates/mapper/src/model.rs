@@ -1,7 +1,7 @@
 //! The table as the mapper builds it, before field ids: columns, lists and maps.
 
 use iceberg::spec::PrimitiveType;
-use schema2iceberg_parser::Location;
+use schema2iceberg_parser::{Site, Workspace};
 
 use crate::ColumnSource;
 
@@ -22,7 +22,7 @@ pub(crate) struct Column {
     pub doc: Option<String>,
     pub ty: Ty,
     /// Where the property's name is written, to point later diagnostics at it.
-    pub location: Location,
+    pub location: Site,
     /// Whether the parent's `required` lists it (it may still be optional, if it admits null).
     pub listed_required: bool,
     /// Keywords that constrain records without shaping the column, as compact JSON.
@@ -71,10 +71,10 @@ impl Ty {
 
 /// Every column, list element and map value of the table, with its dotted path, in table order.
 /// The depth is bounded by the nesting limit, which the mapper enforces before this runs.
-pub(crate) fn sources(columns: &[Column]) -> Vec<ColumnSource> {
+pub(crate) fn sources(ws: &Workspace, columns: &[Column]) -> Vec<ColumnSource> {
     let mut out = Vec::new();
     for column in columns {
-        collect(column, "", &mut out);
+        collect(ws, column, "", &mut out);
     }
     out
 }
@@ -87,22 +87,22 @@ fn join(prefix: &str, name: &str) -> String {
     }
 }
 
-fn collect(column: &Column, prefix: &str, out: &mut Vec<ColumnSource>) {
+fn collect(ws: &Workspace, column: &Column, prefix: &str, out: &mut Vec<ColumnSource>) {
     let path = join(prefix, &column.name);
     out.push(ColumnSource {
         path: path.clone(),
-        location: Some(column.location.clone()),
+        location: Some(ws.locate(column.location)),
         constraints: column.constraints.clone(),
     });
-    collect_type(&column.ty, &path, Some(&column.location), out);
+    collect_type(ws, &column.ty, &path, column.location, out);
 }
 
-fn collect_type(ty: &Ty, path: &str, location: Option<&Location>, out: &mut Vec<ColumnSource>) {
+fn collect_type(ws: &Workspace, ty: &Ty, path: &str, site: Site, out: &mut Vec<ColumnSource>) {
     match ty {
         Ty::Primitive(_) => {}
         Ty::Struct(children) => {
             for child in children {
-                collect(child, path, out);
+                collect(ws, child, path, out);
             }
         }
         Ty::List(slot) | Ty::Map(slot) => {
@@ -114,10 +114,10 @@ fn collect_type(ty: &Ty, path: &str, location: Option<&Location>, out: &mut Vec<
             let slot_path = join(path, name);
             out.push(ColumnSource {
                 path: slot_path.clone(),
-                location: location.cloned(),
+                location: Some(ws.locate(site)),
                 constraints: slot.constraints.clone(),
             });
-            collect_type(&slot.ty, &slot_path, location, out);
+            collect_type(ws, &slot.ty, &slot_path, site, out);
         }
     }
 }

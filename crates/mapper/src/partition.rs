@@ -122,7 +122,7 @@ pub(crate) fn apply(
         );
         return None;
     };
-    let location = column.location.clone();
+    let location = ws.locate(column.location);
     if !matches!(column.ty, Ty::Primitive(PrimitiveType::Timestamptz)) {
         let location = origin.cloned().unwrap_or(location);
         diagnostics.push(
@@ -158,7 +158,7 @@ pub(crate) fn apply(
     let optional_parents = optional_parents(columns, path);
     if !optional_parents.is_empty() {
         let location = find(columns, path)
-            .map(|c| c.location.clone())
+            .map(|c| ws.locate(c.location))
             .unwrap_or_default();
         diagnostics.push(
             Diagnostic::new(

@@ -16,8 +16,12 @@ use schema2iceberg_mapper::{compile_source, CompileOptions, Compiled};
 /// Compiles both sides of one fixture folder and renders the changes, then the fail levels.
 fn check(dir: &Path) -> String {
     let args = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
-    let mut old_options = CompileOptions::default();
-    let mut new_options = CompileOptions::default();
+    let sources = CompileOptions {
+        column_sources: true,
+        ..CompileOptions::default()
+    };
+    let mut old_options = sources.clone();
+    let mut new_options = sources;
     let words: Vec<&str> = args.split_whitespace().collect();
     for pair in words.chunks(2) {
         let [flag, value] = pair else {

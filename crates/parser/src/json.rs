@@ -9,7 +9,7 @@ use crate::span::Span;
 pub const MAX_JSON_DEPTH: usize = 256;
 
 /// Index of a value in a [`JsonDoc`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct JsonId(u32);
 
 impl JsonId {
@@ -117,27 +117,40 @@ impl JsonDoc {
 
     /// The RFC 6901 pointer of `id`, `""` for the root.
     pub fn pointer(&self, id: JsonId) -> String {
-        let mut tokens = Vec::new();
+        // Walk up once to collect the steps, then write them root first into one string.
+        let mut steps: Vec<(JsonId, usize)> = Vec::new();
         let mut at = id;
         while let Some((parent, slot)) = self
             .node(at)
             .and_then(|n| Some((n.parent?, n.slot as usize)))
         {
-            let token = match self.value(parent) {
-                JsonValue::Object(members) => members
-                    .get(slot)
-                    .filter(|m| m.value == at)
-                    .map(|m| crate::pointer::escape_token(&m.key)),
-                JsonValue::Array(_) => Some(slot.to_string()),
-                _ => None,
-            };
-            tokens.push(token.unwrap_or_default());
+            steps.push((at, slot));
             at = parent;
         }
-        tokens
-            .iter()
-            .rev()
-            .fold(String::new(), |acc, t| acc + "/" + t)
+        let mut out = String::new();
+        for (child, slot) in steps.iter().rev() {
+            out.push('/');
+            let parent = self.node(*child).and_then(|n| n.parent);
+            match parent.map(|p| self.value(p)) {
+                Some(JsonValue::Object(members)) => {
+                    if let Some(m) = members.get(*slot).filter(|m| m.value == *child) {
+                        for c in m.key.chars() {
+                            match c {
+                                '~' => out.push_str("~0"),
+                                '/' => out.push_str("~1"),
+                                c => out.push(c),
+                            }
+                        }
+                    }
+                }
+                Some(JsonValue::Array(_)) => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "{slot}");
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// The node behind `id`.

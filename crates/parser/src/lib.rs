@@ -51,7 +51,7 @@ pub use file::JsonFile;
 pub use number::Number;
 pub use schema::{
     DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId, SchemaKind,
-    TypeName,
+    Site, TypeName,
 };
 pub use span::{LineIndex, Span};
 pub use url::Url;

@@ -6,7 +6,7 @@ use crate::span::Span;
 use crate::Diagnostic;
 
 /// Index of a document in a [`crate::Workspace`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct DocId(pub(crate) u32);
 
 /// Index of a schema node in a [`crate::Workspace`].
@@ -17,6 +17,30 @@ impl SchemaId {
     /// The index as a `usize`.
     pub fn index(self) -> usize {
         self.0 as usize
+    }
+}
+
+/// Where a value is written, as two indexes: cheap to keep for every column, and turned into a
+/// [`crate::Location`] (pointer, line and column) by [`crate::Workspace::locate`] only when a
+/// diagnostic needs one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Site {
+    /// The document.
+    pub doc: DocId,
+    /// The JSON value, for the pointer.
+    pub at: JsonId,
+    /// A narrower span to point at than the value's own (a property's name), if any.
+    pub span: Option<Span>,
+}
+
+impl Site {
+    /// The site of the value `at` in `doc`.
+    pub fn new(doc: DocId, at: JsonId) -> Site {
+        Site {
+            doc,
+            at,
+            span: None,
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use crate::json::{self, JsonDoc, JsonErrorKind, JsonId, JsonValue, Member};
 use crate::pointer;
 use crate::schema::{
     DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId, SchemaKind,
-    TypeName,
+    Site, TypeName,
 };
 use crate::span::{LineIndex, Span};
 
@@ -39,8 +39,9 @@ pub struct Document {
     pub url: Url,
     /// The raw bytes.
     pub text: Vec<u8>,
-    /// The parsed JSON, when the text is JSON.
-    pub json: Option<JsonDoc>,
+    /// The parsed JSON, when the text is JSON. Shared, so that the schema table can be built
+    /// while reading it without copying values.
+    pub json: Option<Arc<JsonDoc>>,
     /// The draft it is read as.
     pub draft: Draft,
     lines: LineIndex,
@@ -213,24 +214,12 @@ impl Workspace {
 
     /// Where the JSON value `at` of `doc` is written.
     pub fn location(&self, doc: DocId, at: JsonId) -> Location {
-        let Some(d) = self.document(doc) else {
-            return Location::default();
-        };
-        match &d.json {
-            Some(json) => {
-                let span = json.span(at);
-                locate(d, json.pointer(at), span)
-            }
-            None => locate(d, String::new(), Span::default()),
-        }
+        self.locate(Site::new(doc, at))
     }
 
     /// Where a schema node is written.
     pub fn schema_location(&self, id: SchemaId) -> Location {
-        match self.schema(id) {
-            Some(s) => self.location(s.doc, s.at),
-            None => Location::default(),
-        }
+        self.locate(self.schema_site(id))
     }
 
     /// Where the keyword value `at` in the same document as `schema` is written.
@@ -243,19 +232,52 @@ impl Workspace {
 
     /// Where a property's name is written in `schema`'s `properties`, pointing at the name.
     pub fn property_location(&self, parent: SchemaId, property: &Property) -> Location {
-        let mut location = self.schema_location(property.schema);
-        if let (Some(s), Some(d)) = (
-            self.schema(parent),
-            self.schema(parent).and_then(|s| self.document(s.doc)),
-        ) {
-            if s.doc == self.schema(property.schema).map(|p| p.doc).unwrap_or(s.doc) {
-                let (line, column) = d.lines.line_col(&d.text, property.name_span.start());
-                location.span = property.name_span;
-                location.line = line;
-                location.column = column;
-            }
+        self.locate(self.property_site(parent, property))
+    }
+
+    /// The [`Site`] of a schema node.
+    pub fn schema_site(&self, id: SchemaId) -> Site {
+        match self.schema(id) {
+            Some(s) => Site::new(s.doc, s.at),
+            None => Site::default(),
         }
-        location
+    }
+
+    /// The [`Site`] of the keyword value `at` in the same document as `schema`.
+    pub fn keyword_site(&self, schema: SchemaId, at: JsonId) -> Site {
+        match self.schema(schema) {
+            Some(s) => Site::new(s.doc, at),
+            None => Site::default(),
+        }
+    }
+
+    /// The [`Site`] of a property: its schema's pointer, with the span of its name when the
+    /// name and the schema are in one document (they are not when the schema is a `$ref`'s
+    /// target elsewhere).
+    pub fn property_site(&self, parent: SchemaId, property: &Property) -> Site {
+        let site = self.schema_site(property.schema);
+        match self.schema(parent) {
+            Some(s) if s.doc == site.doc => Site {
+                span: Some(property.name_span),
+                ..site
+            },
+            _ => site,
+        }
+    }
+
+    /// Turns a [`Site`] into a [`Location`]: the pointer and the line and column are computed
+    /// here, so a site that no diagnostic needs costs nothing.
+    pub fn locate(&self, site: Site) -> Location {
+        let Some(d) = self.document(site.doc) else {
+            return Location::default();
+        };
+        match &d.json {
+            Some(json) => {
+                let span = site.span.unwrap_or_else(|| json.span(site.at));
+                locate(d, json.pointer(site.at), span)
+            }
+            None => locate(d, String::new(), Span::default()),
+        }
     }
 
     fn add_document(
@@ -294,7 +316,7 @@ impl Workspace {
                         .with_help("JSON parsers disagree on which duplicate wins; delete one of them"),
                     );
                 }
-                doc.json = Some(parsed.doc);
+                doc.json = Some(Arc::new(parsed.doc));
             }
             Err(error) => {
                 let (code, message) = match error.kind {
@@ -368,7 +390,7 @@ impl Workspace {
             self.diagnostics.append(&mut found);
         }
         self.doc_diagnostics.push(found);
-        let root = doc.json.as_ref().map(JsonDoc::root);
+        let root = doc.json.as_ref().map(|json| json.root());
         self.docs_by_url.insert(without_fragment(&url), id);
         self.docs.push(doc);
         if let Some(root) = root {
@@ -381,7 +403,7 @@ impl Workspace {
     }
 
     fn json(&self, doc: DocId) -> Option<&JsonDoc> {
-        self.document(doc)?.json.as_ref()
+        self.document(doc)?.json.as_deref()
     }
 
     /// The base URI in force at `at`: the document's, changed by each `$id` on the way down.
@@ -442,16 +464,16 @@ impl Workspace {
             .document(doc)
             .map(|d| d.draft)
             .unwrap_or(Draft::Draft07);
-        let value = self.json_value(doc, at).clone();
+        let json = self.shared_json(doc);
         let mut problems = Vec::new();
-        let kind = match value {
-            JsonValue::Bool(b) => SchemaKind::Bool(b),
+        let kind = match json.value(at) {
+            JsonValue::Bool(b) => SchemaKind::Bool(*b),
             JsonValue::Object(members) => {
-                let base = self.enter_resource(id, doc, &members, draft, base);
+                let base = self.enter_resource(id, doc, members, draft, base);
                 if let Some(b) = self.bases.get_mut(id.index()) {
                     *b = Arc::clone(&base);
                 }
-                let keywords = self.read_keywords(doc, &members, &base, &mut problems);
+                let keywords = self.read_keywords(doc, &json, members, &base, &mut problems);
                 if keywords.reference.is_some() {
                     self.pending_refs.push(id);
                 }
@@ -511,9 +533,18 @@ impl Workspace {
         Arc::new(resource)
     }
 
+    /// The parsed JSON of `doc`, shared (an empty document when it is not JSON, which has no
+    /// schema nodes to build).
+    fn shared_json(&self, doc: DocId) -> Arc<JsonDoc> {
+        self.document(doc)
+            .and_then(|d| d.json.clone())
+            .unwrap_or_default()
+    }
+
     fn read_keywords(
         &mut self,
         doc: DocId,
+        json: &JsonDoc,
         members: &[Member],
         base: &Arc<Url>,
         problems: &mut Vec<Diagnostic>,
@@ -524,7 +555,7 @@ impl Workspace {
         };
         for member in members {
             let at = member.value;
-            let value = self.json_value(doc, at).clone();
+            let value = json.value(at);
             let invalid = |ws: &Self, expected: &str| {
                 Diagnostic::new(
                     &codes::INVALID_KEYWORD,
@@ -537,10 +568,12 @@ impl Workspace {
                     JsonValue::String(text) => {
                         k.reference = Some(Keyword {
                             value: Reference {
-                                text,
+                                text: text.clone(),
+                                // Every `$ref` is resolved once the documents are read
+                                // (`resolve_pending`), which replaces this placeholder.
                                 target: Err(Box::new(Diagnostic::new(
                                     &codes::REF_DANGLING,
-                                    self.location(doc, at),
+                                    Location::default(),
                                     "the reference was not resolved",
                                 ))),
                             },
@@ -586,7 +619,10 @@ impl Workspace {
                 }
                 "format" | "contentEncoding" | "encoding" | "description" => match value {
                     JsonValue::String(text) => {
-                        let keyword = Some(Keyword { value: text, at });
+                        let keyword = Some(Keyword {
+                            value: text.clone(),
+                            at,
+                        });
                         match member.key.as_str() {
                             "format" => k.format = keyword,
                             "contentEncoding" => k.content_encoding = keyword,
@@ -597,13 +633,21 @@ impl Workspace {
                     _ => problems.push(invalid(self, "a string")),
                 },
                 "enum" => match value {
-                    JsonValue::Array(items) => k.enum_values = Some(Keyword { value: items, at }),
+                    JsonValue::Array(items) => {
+                        k.enum_values = Some(Keyword {
+                            value: items.clone(),
+                            at,
+                        })
+                    }
                     _ => problems.push(invalid(self, "an array")),
                 },
                 "const" => k.const_value = Some(Keyword { value: at, at }),
                 "multipleOf" | "maximum" | "minimum" => match value {
                     JsonValue::Number(n) => {
-                        let keyword = Some(Keyword { value: n, at });
+                        let keyword = Some(Keyword {
+                            value: n.clone(),
+                            at,
+                        });
                         match member.key.as_str() {
                             "multipleOf" => k.multiple_of = keyword,
                             "maximum" => k.maximum = keyword,
@@ -614,8 +658,8 @@ impl Workspace {
                 },
                 "exclusiveMaximum" | "exclusiveMinimum" => {
                     let exclusive = match value {
-                        JsonValue::Bool(b) => Exclusive::Flag(b),
-                        JsonValue::Number(n) => Exclusive::Bound(n),
+                        JsonValue::Bool(b) => Exclusive::Flag(*b),
+                        JsonValue::Number(n) => Exclusive::Bound(n.clone()),
                         _ => {
                             problems.push(invalid(
                                 self,
@@ -652,8 +696,8 @@ impl Workspace {
                 "required" => match value {
                     JsonValue::Array(items) => {
                         let mut names = Vec::new();
-                        for item in items {
-                            match self.json_value(doc, item) {
+                        for &item in items {
+                            match json.value(item) {
                                 JsonValue::String(s) => names.push(Keyword {
                                     value: s.clone(),
                                     at: item,
@@ -856,6 +900,9 @@ impl Workspace {
                 &codes::REF_DANGLING,
                 format!("`{text}` points at a value that is not a schema"),
             ));
+        }
+        if let Some(built) = self.by_json.get(&(doc, found)) {
+            return Ok(*built);
         }
         let base = Arc::new(self.base_at(doc, found));
         // References inside newly built nodes queue themselves in `pending_refs`.

@@ -566,6 +566,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
             partition: partition.clone().into_iter().collect(),
             partition_origin: origin,
             lints: true,
+            column_sources: false,
         },
     );
     let mut diagnostics: Vec<Diagnostic> = extra;
