@@ -49,6 +49,10 @@ schema2iceberg_parser::code_table! {
         "An object has no `properties` and no `additionalProperties` schema, so it has no Iceberg type.",
         "List its `properties` for a struct, or give `additionalProperties` a schema for a map.",
         r#"{"properties": {"attrs": {"type": "object"}}}"#;
+    EMPTY_OBJECT = "empty-object", Error,
+        "An object has no `properties` (or empty ones) and `additionalProperties: false`: it admits only `{}`, so it has no columns, and Parquet cannot store an empty struct.",
+        "At the root, list the record's fields in `properties` (a table needs at least one column); nested, drop the property.",
+        r#"{"properties": {"marker": {"type": "object", "properties": {}, "additionalProperties": false}}}"#;
     ADDITIONAL_PROPERTIES_DROPPED = "additional-properties-dropped", Warning,
         "An object has both `properties` and an `additionalProperties` schema; it becomes a struct, and keys not in `properties` are dropped.",
         "List every key you need in `properties`, or remove `properties` to get a map.",

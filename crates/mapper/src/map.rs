@@ -131,12 +131,14 @@ fn short_json(value: &JsonValue) -> String {
     }
 }
 
-/// Keywords beside `$ref` that would change the column if they were not ignored.
-const COLUMN_KEYWORDS: &[&str] = &[
+/// Keywords that give a column its type. An `anyOf`/`oneOf` whose branches have none of them
+/// only validates records.
+const TYPE_GIVING_KEYWORDS: &[&str] = &[
     "type",
     "format",
     "properties",
     "additionalProperties",
+    "patternProperties",
     "items",
     "enum",
     "const",
@@ -146,12 +148,18 @@ const COLUMN_KEYWORDS: &[&str] = &[
     "multipleOf",
     "contentEncoding",
     "encoding",
-    "required",
     "allOf",
     "anyOf",
     "oneOf",
-    "description",
+    "$ref",
 ];
+
+/// Whether a keyword beside `$ref` would change the column if it were not ignored: what gives a
+/// type (rule 7 ignores `patternProperties` anyway), and `required` and `description`.
+fn changes_column(name: &str) -> bool {
+    (TYPE_GIVING_KEYWORDS.contains(&name) && !matches!(name, "$ref" | "patternProperties"))
+        || matches!(name, "required" | "description")
+}
 
 const UNENFORCED: &[&str] = &["not", "if", "then", "else", "dependencies"];
 
@@ -368,7 +376,7 @@ impl<'w> Mapper<'w> {
             .keys
             .iter()
             .map(|(name, _)| name.as_str())
-            .filter(|name| COLUMN_KEYWORDS.contains(name))
+            .filter(|name| changes_column(name))
             .collect();
         if !siblings.is_empty() && self.reported_siblings.insert(id) {
             let location = self.at(id, reference.at);
@@ -845,10 +853,44 @@ impl<'w> Mapper<'w> {
                 Some(mapped)
             }
             _ => {
+                let resolved_others: Vec<SchemaId> = resolved
+                    .iter()
+                    .filter(|(_, r)| !is_null_branch(*r))
+                    .map(|(_, r)| *r)
+                    .collect();
+                let validation_only = !resolved_others.is_empty()
+                    && resolved_others.iter().all(|r| {
+                        ws.keywords(*r).is_some_and(|k| {
+                            !k.keys
+                                .iter()
+                                .any(|(n, _)| TYPE_GIVING_KEYWORDS.contains(&n.as_str()))
+                        })
+                    });
+                let string_values = resolved_others.len() > 1
+                    && resolved_others.iter().all(|r| {
+                        ws.keywords(*r).is_some_and(|k| {
+                            (k.const_value.is_some() || k.enum_values.is_some())
+                                && k.types
+                                    .as_ref()
+                                    .is_none_or(|t| t.value == [TypeName::String])
+                        })
+                    });
+                if validation_only {
+                    self.emit(
+                        &codes::UNSUPPORTED_COMPOSITION,
+                        location,
+                        format!("`{keyword}` only validates records here (its branches give no type, only keywords such as `required` or `not`), but the channel documents `{keyword}` only as one schema plus `{{\"type\": \"null\"}}`"),
+                        field,
+                    )
+                    .help = Some(format!("the table would be the same without it: to register the schema for a channel, remove `{keyword}` and enforce the rule in the producer"));
+                    return None;
+                }
                 let what = if beside {
                     format!("`{keyword}` beside `type` or other type keywords")
                 } else if others.len() == 1 && nulls == 0 {
                     format!("`{keyword}` of a single schema")
+                } else if string_values {
+                    format!("`{keyword}` of {} string values", others.len())
                 } else if nulls == 0 {
                     format!(
                         "`{keyword}` of {} schemas without `{{\"type\": \"null\"}}`",
@@ -860,11 +902,19 @@ impl<'w> Mapper<'w> {
                 self.emit(
                     &codes::UNSUPPORTED_COMPOSITION,
                     location,
-                    format!("{what} has no Iceberg type; only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column"),
+                    if (others.len() == 1 && nulls == 0 && !beside) || string_values {
+                        // One type would do here; the reason is that the channel documents no
+                        // such form, not that Iceberg lacks a type.
+                        format!("{what} is not a form the channel documents: only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column")
+                    } else {
+                        format!("{what} has no Iceberg type; only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column")
+                    },
                     field,
                 )
                 .help = Some(if others.len() == 1 && nulls == 0 {
                     format!("write the schema without the `{keyword}` wrapper")
+                } else if string_values {
+                    "every branch is a string value: list the values in one `enum` (describe them in `description`)".to_string()
                 } else {
                     "replace it with one schema; to keep mixed values, store them as a string"
                         .to_string()
@@ -1168,7 +1218,8 @@ impl<'w> Mapper<'w> {
                                     a.ty.describe()
                                 ),
                                 &column_field,
-                            );
+                            )
+                            .help = Some(format!("each part's definition of `{name}` is mapped on its own and the results must match, so a refinement must repeat what shapes the column (`type`, `format`, `enum`, `maximum`, `multipleOf`); or define `{name}` in one part only"));
                         }
                         m.nullable &= a.nullable;
                         if m.doc.is_none() {
@@ -1238,15 +1289,65 @@ impl<'w> Mapper<'w> {
             })));
         }
         let has_properties = kws.iter().any(|(_, k)| k.properties.is_some());
+        let has_patterns = kws.iter().any(|(_, k)| k.pattern_properties.is_some());
+        let closed = additional.is_some_and(|(_, a)| {
+            matches!(
+                ws.schema(a.value).map(|s| &s.kind),
+                Some(SchemaKind::Bool(false))
+            )
+        });
         let location = ws.schema_site(id);
-        let message = if has_properties {
-            "`properties` is empty and there is no `additionalProperties` schema, so the object has no Iceberg type"
+        if closed && !has_patterns {
+            let what = if has_properties {
+                "`properties` is empty"
+            } else {
+                "there are no `properties`"
+            };
+            let help = if field.is_empty() {
+                "a table needs at least one column: list the record's fields in `properties`"
+            } else {
+                "drop the property (its only value is `{}`), or list the fields it may hold in `properties`"
+            };
+            self.emit(
+                &codes::EMPTY_OBJECT,
+                location,
+                format!("{what} and `additionalProperties` is false, so the object admits only `{{}}` and has no columns"),
+                field,
+            )
+            .help = Some(help.to_string());
+            return None;
+        }
+        let draft = ws
+            .schema(id)
+            .and_then(|s| ws.document(s.doc))
+            .map_or(ws.draft(), |d| d.draft);
+        let (message, help) = if has_patterns {
+            (
+                "`patternProperties` is ignored (it has no Iceberg equivalent), and there is no `properties` or `additionalProperties` schema, so the object has no Iceberg type",
+                if draft == Draft::Draft04 {
+                    "if every key's value has one schema, write it as `additionalProperties` to get map<string, V> (draft-04 has no `propertyNames`, so the key pattern would no longer be checked); or list the keys in `properties`"
+                } else {
+                    "if every key's value has one schema, write it as `additionalProperties` to get map<string, V>, and keep the key check as `\"propertyNames\": {\"pattern\": …}`; or list the keys in `properties`"
+                },
+            )
+        } else if has_properties {
+            (
+                "`properties` is empty and there is no `additionalProperties` schema, so the object has no Iceberg type",
+                "list its `properties` for a struct, or give `additionalProperties` a schema for map<string, V>; a truly free-form value can be kept as a JSON string (`\"type\": \"string\"`)",
+            )
         } else {
-            "a free-form object (no `properties`, no `additionalProperties` schema) has no Iceberg type"
+            (
+                "a free-form object (no `properties`, no `additionalProperties` schema) has no Iceberg type",
+                "list its `properties` for a struct, or give `additionalProperties` a schema for map<string, V>; a truly free-form value can be kept as a JSON string (`\"type\": \"string\"`)",
+            )
         };
-        self.emit(&codes::FREE_FORM_OBJECT, location, message.to_string(), field).help = Some(
-            "list its `properties` for a struct, or give `additionalProperties` a schema for map<string, V>; a truly free-form value can be kept as a JSON string (`\"type\": \"string\"`)".to_string(),
-        );
+        self.emit(
+            &codes::FREE_FORM_OBJECT,
+            location,
+            message.to_string(),
+            field,
+        )
+        .help = Some(help.to_string());
         None
     }
 

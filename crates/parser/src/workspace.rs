@@ -811,7 +811,10 @@ impl Workspace {
             };
             let (text, at) = (reference.value.text.clone(), reference.at);
             let doc = self.schema(id).map(|s| s.doc).unwrap_or(DocId(0));
-            let target = self.resolve(id, &text).map_err(|failure| {
+            let target = self.resolve(id, &text).map_err(|mut failure| {
+                if failure.code.name == codes::REF_DANGLING.name {
+                    self.explain_id_base(id, &text, &mut failure);
+                }
                 let mut d = Diagnostic::new(failure.code, self.location(doc, at), failure.message);
                 d.help = failure.help;
                 Box::new(d)
@@ -826,6 +829,70 @@ impl Workspace {
                 }
             }
         }
+    }
+
+    /// When the base that `from`'s reference was resolved against comes from an `$id` rather
+    /// than the file's own place, says which `$id`, and whether the reference names an existing
+    /// file against the file's own place: a relative `$id` that repeats a folder is a common
+    /// cause of dangling references.
+    fn explain_id_base(&self, from: SchemaId, text: &str, failure: &mut RefFailure) {
+        let (Some(schema), Some(base)) = (self.schema(from), self.bases.get(from.index())) else {
+            return;
+        };
+        let Some(doc) = self.document(schema.doc) else {
+            return;
+        };
+        if **base == doc.url {
+            return;
+        }
+        let Some(json) = doc.json.as_deref() else {
+            return;
+        };
+        // The nearest `$id` above the reference (one beside `$ref` is ignored, as drafts 04–07
+        // say), and the line it is written on.
+        let keyword = doc.draft.id_keyword();
+        let mut cursor = json.node(schema.at).and_then(|n| n.parent);
+        let mut found = None;
+        while let Some(node) = cursor {
+            if json.member(node, "$ref").is_none() {
+                if let Some(member) = json.member(node, keyword) {
+                    if let JsonValue::String(id_text) = json.value(member.value) {
+                        if !id_text.starts_with('#') {
+                            found = Some((id_text.clone(), member.key_span));
+                            break;
+                        }
+                    }
+                }
+            }
+            cursor = json.node(node).and_then(|n| n.parent);
+        }
+        let Some((id_text, span)) = found else {
+            return;
+        };
+        let (line, _) = doc.lines.line_col(&doc.text, span.start());
+        failure.message.push_str(&format!(
+            "; it was resolved against `{keyword}` \"{id_text}\" (line {line}), not against this file's own place"
+        ));
+        let own = doc
+            .url
+            .join(text)
+            .ok()
+            .and_then(|u| u.to_file_path().ok())
+            // Only inside the reference root: what exists outside it is not ours to report.
+            .filter(|p| {
+                self.ref_root.as_ref().is_some_and(|root| {
+                    p.starts_with(&root.absolute) || p.starts_with(&root.canonical)
+                }) && p.is_file()
+            });
+        failure.help = Some(match own {
+            Some(path) => format!(
+                "against this file's own place, `{text}` names `{}`, which exists: bundle the schemas into one document (the registry needs one anyway), or write the `{keyword}`s and `$ref`s against the files' real places",
+                display_path(&path, self.docs.first())
+            ),
+            None => format!(
+                "relative references resolve against the nearest `{keyword}`: bundle the schemas into one document (the registry needs one anyway), or write the `{keyword}`s and `$ref`s against the files' real places"
+            ),
+        });
     }
 
     fn resolve(&mut self, from: SchemaId, text: &str) -> Result<SchemaId, RefFailure> {
