@@ -182,7 +182,7 @@ fn bench() -> Result<(), String> {
     println!(
         "\ncompile against serde_json::from_slice::<Value> of the same bytes (criterion medians)"
     );
-    println!("| file | parse | compile | ratio | of which Iceberg's `Schema` build | compile without it | ratio |\n|---|---:|---:|---:|---:|---:|---:|");
+    println!("| file | parse | read | compile | ratio | of which Iceberg's `Schema` build | compile without it | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|");
     for file in [
         "seed_event",
         "mozilla_first_shutdown_use_counter",
@@ -194,6 +194,7 @@ fn bench() -> Result<(), String> {
         ) {
             (Some(parse), Some(compile)) => {
                 let build = criterion_median(file, "iceberg_schema_build");
+                let read = criterion_median(file, "read").map_or("?".to_string(), human);
                 let (build_text, ours, ours_ratio) = match build {
                     Some(b) => (
                         human(b),
@@ -207,7 +208,7 @@ fn bench() -> Result<(), String> {
                     ),
                 };
                 println!(
-                    "| {file} | {} | {} | {:.1}× | {build_text} | {ours} | {ours_ratio} |",
+                    "| {file} | {} | {read} | {} | {:.1}× | {build_text} | {ours} | {ours_ratio} |",
                     human(parse),
                     human(compile),
                     compile / parse
