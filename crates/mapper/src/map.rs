@@ -1444,23 +1444,22 @@ fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
 
 /// `userId` → `user_id`, `HTTPStatus` → `http_status`: a suggestion, not a rename.
 fn snake_case(name: &str) -> String {
-    let chars: Vec<char> = name.chars().collect();
     let mut out = String::with_capacity(name.len() + 4);
-    for (i, c) in chars.iter().enumerate() {
+    let mut chars = name.chars().peekable();
+    let mut prev: Option<char> = None;
+    while let Some(c) = chars.next() {
         if c.is_uppercase() {
-            let prev_lower = i > 0
-                && chars
-                    .get(i - 1)
-                    .is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let prev_upper = i > 0 && chars.get(i - 1).is_some_and(|p| p.is_uppercase());
-            if i > 0 && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {
+            let prev_lower = prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+            let prev_upper = prev.is_some_and(char::is_uppercase);
+            let next_lower = chars.peek().is_some_and(|n| n.is_lowercase());
+            if prev.is_some() && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {
                 out.push('_');
             }
             out.extend(c.to_lowercase());
         } else {
-            out.push(*c);
+            out.push(c);
         }
+        prev = Some(c);
     }
     out
 }

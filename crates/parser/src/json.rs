@@ -134,12 +134,10 @@ impl JsonDoc {
             match parent.map(|p| self.value(p)) {
                 Some(JsonValue::Object(members)) => {
                     if let Some(m) = members.get(*slot).filter(|m| m.value == *child) {
-                        for c in m.key.chars() {
-                            match c {
-                                '~' => out.push_str("~0"),
-                                '/' => out.push_str("~1"),
-                                c => out.push(c),
-                            }
+                        if m.key.contains(['~', '/']) {
+                            out.push_str(&crate::pointer::escape_token(&m.key));
+                        } else {
+                            out.push_str(&m.key);
                         }
                     }
                 }
