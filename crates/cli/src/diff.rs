@@ -670,16 +670,18 @@ fn text(files: &[FileDiff], not_compiled: &str, level: FailLevel) -> String {
                 (Some(o), None) => format!(": was {o}"),
                 (None, None) => String::new(),
             };
-            let path = if c.change.path.is_empty() {
-                "(partition spec)".to_string()
-            } else {
-                format!("`{}`", c.change.path)
+            let path = match unnamed_path(&c.change) {
+                Some(name) => name.to_string(),
+                None => format!("`{}`", c.change.path),
             };
             out.push_str(&format!("  {} {path}{what}\n", kind_name(&c.change)));
             if let (Some(file), Some(line), Some(column)) = (&c.file, c.line, c.column) {
                 out.push_str(&format!(
                     "    at {file}:{line}:{column} ({})\n",
-                    c.pointer.clone().unwrap_or_default()
+                    c.pointer
+                        .clone()
+                        .filter(|p| !p.is_empty())
+                        .unwrap_or_else(|| "root".to_string())
                 ));
             }
             out.push_str(&format!("    channel: {}\n", channel_text(&c.change)));
@@ -730,8 +732,22 @@ fn github(files: &[FileDiff], fail_on: FailOn) -> String {
         };
         out.push_str(&format!(
             "::{command}{place}title=diff {}::{message}\n",
-            c.change.path.replace(',', "%2C").replace(':', "%3A")
+            unnamed_path(&c.change)
+                .unwrap_or(&c.change.path)
+                .replace(',', "%2C")
+                .replace(':', "%3A")
         ));
     }
     out
+}
+
+/// What to show for a change that has no column path: the partition spec, or the root schema.
+fn unnamed_path(change: &Change) -> Option<&'static str> {
+    if !change.path.is_empty() {
+        None
+    } else if change.kind == ChangeKind::PartitionChanged {
+        Some("(partition spec)")
+    } else {
+        Some("(root)")
+    }
 }

@@ -55,6 +55,17 @@ fn schema_against_schema() {
     insta::assert_snapshot!(check(&in_fixtures("event-v1.json", "event-v2.json")));
 }
 
+/// Keywords on the root are compared like a struct's, and shown as `(root)` in every format.
+#[test]
+fn root_keywords_are_compared() {
+    let mut request = DiffRequest::new(
+        root().join("testdata/diff/root-constraint-tightened"),
+        vec![PathBuf::from("old.json"), PathBuf::from("new.json")],
+    );
+    request.partition = None;
+    insta::assert_snapshot!(check(&request));
+}
+
 #[test]
 fn live_table_metadata_against_schema() {
     insta::assert_snapshot!(check(&in_fixtures(

@@ -132,6 +132,7 @@ pub fn diff(old: &Side<'_>, new: &Side<'_>) -> Vec<Change> {
         new: index(new.columns),
         out: Vec::new(),
     };
+    walk.constraints("", None);
     walk.fields(
         "",
         old.schema.as_struct().fields(),

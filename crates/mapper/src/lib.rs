@@ -88,8 +88,9 @@ pub struct Compiled {
     pub partition_spec: Option<PartitionSpec>,
     /// Every diagnostic, sorted by file and position.
     pub diagnostics: Vec<Diagnostic>,
-    /// Every column's source, in table order; empty when there is no table or
-    /// [`CompileOptions::column_sources`] is off.
+    /// Every column's source, in table order, after one for the root (the table itself) with
+    /// the empty path; empty when there is no table or [`CompileOptions::column_sources`] is
+    /// off.
     pub columns: Vec<ColumnSource>,
 }
 
@@ -135,13 +136,17 @@ pub fn compile_source(name: &str, text: &str, options: &CompileOptions) -> Compi
 pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
     let mut diagnostics: Vec<Diagnostic> = ws.diagnostics().to_vec();
     let mut table = None;
+    let mut root_constraints = model::Constraints::new();
     if let Some(root) = ws.root() {
         let mut mapper = map::Mapper::new(ws, options.column_sources);
         let mapped = mapper.map_schema(root, "", 0);
         diagnostics.append(&mut mapper.diagnostics);
         match mapped {
             Some(m) => match m.ty {
-                model::Ty::Struct(columns) => table = Some(columns),
+                model::Ty::Struct(columns) => {
+                    root_constraints = m.constraints;
+                    table = Some(columns)
+                }
                 other => diagnostics.push(
                     Diagnostic::new(
                         &codes::ROOT_NOT_OBJECT,
@@ -177,7 +182,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
             &mut diagnostics,
         );
         if options.column_sources {
-            sources = model::sources(ws, &columns);
+            sources = model::sources(ws, root_constraints, &columns);
         }
         if options.lints {
             lints::run(

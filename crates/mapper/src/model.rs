@@ -71,8 +71,18 @@ impl Ty {
 
 /// Every column, list element and map value of the table, with its dotted path, in table order.
 /// The depth is bounded by the nesting limit, which the mapper enforces before this runs.
-pub(crate) fn sources(ws: &Workspace, columns: &[Column]) -> Vec<ColumnSource> {
-    let mut out = Vec::new();
+pub(crate) fn sources(
+    ws: &Workspace,
+    root_constraints: Constraints,
+    columns: &[Column],
+) -> Vec<ColumnSource> {
+    // The root's own validation keywords (`additionalProperties: false`, `minProperties`, …)
+    // decide which records are valid as much as a column's do.
+    let mut out = vec![ColumnSource {
+        path: String::new(),
+        location: ws.root().map(|r| ws.schema_location(r)),
+        constraints: root_constraints,
+    }];
     for column in columns {
         collect(ws, column, "", &mut out);
     }
