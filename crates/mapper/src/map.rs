@@ -1152,6 +1152,9 @@ impl<'w> Mapper<'w> {
             .flat_map(|(s, r)| r.value.iter().map(move |n| (s, n)))
             .collect();
 
+        // A set, so that a wide object with a long `required` list stays linear.
+        let required_names: HashSet<&str> =
+            required.iter().map(|(_, r)| r.value.as_str()).collect();
         if !names.is_empty() {
             if let Some((sid, a)) = value_schema {
                 let location = self.at(sid, a.at);
@@ -1228,7 +1231,7 @@ impl<'w> Mapper<'w> {
                     }
                 }
                 let Some(mapped) = mapped else { continue };
-                let listed = required.iter().any(|(_, r)| r.value == *name);
+                let listed = required_names.contains(name);
                 if listed && mapped.nullable {
                     self.emit(
                         &codes::REQUIRED_BUT_NULLABLE,
