@@ -1194,13 +1194,13 @@ impl<'w> Mapper<'w> {
                     )
                     .help = Some(format!("rename it to `{}`", snake_case(name)));
                 }
-                match lowercase.get(&name.to_lowercase()) {
-                    Some(other) => {
-                        let message = format!("columns `{other}` and `{name}` differ only in case; engines that ignore case cannot tell them apart");
+                match lowercase.entry(name.to_lowercase()) {
+                    std::collections::hash_map::Entry::Occupied(other) => {
+                        let message = format!("columns `{}` and `{name}` differ only in case; engines that ignore case cannot tell them apart", other.get());
                         self.emit(&codes::CASE_COLLISION, location, message, &column_field);
                     }
-                    None => {
-                        lowercase.insert(name.to_lowercase(), name);
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        slot.insert(name);
                     }
                 }
                 if !self.count_column(property.schema, &column_field) {

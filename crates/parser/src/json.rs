@@ -251,15 +251,19 @@ impl JsonDoc {
 
 /// Reads one JSON document from raw bytes.
 pub fn parse(bytes: &[u8]) -> Result<ParsedJson, JsonError> {
-    if let Err(e) = std::str::from_utf8(bytes) {
-        let at = e.valid_up_to();
-        return Err(JsonError {
-            kind: JsonErrorKind::InvalidUtf8,
-            span: Span::new(at, at + e.error_len().unwrap_or(1)),
-        });
-    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let at = e.valid_up_to();
+            return Err(JsonError {
+                kind: JsonErrorKind::InvalidUtf8,
+                span: Span::new(at, at + e.error_len().unwrap_or(1)),
+            });
+        }
+    };
     let mut reader = Reader {
         bytes,
+        text,
         pos: 0,
         nodes: Vec::new(),
         duplicates: Vec::new(),
@@ -283,12 +287,21 @@ pub fn parse(bytes: &[u8]) -> Result<ParsedJson, JsonError> {
 
 struct Reader<'a> {
     bytes: &'a [u8],
+    /// The same bytes, checked once as UTF-8, so that strings and numbers are sliced out
+    /// without checking them again.
+    text: &'a str,
     pos: usize,
     nodes: Vec<JsonNode>,
     duplicates: Vec<DuplicateKey>,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// The text between two byte offsets. Callers cut only before and after ASCII bytes (quotes,
+    /// backslashes, control characters, digits), which are always character boundaries.
+    fn slice(&self, start: usize, end: usize) -> &'a str {
+        self.text.get(start..end).unwrap_or_default()
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -504,8 +517,7 @@ impl Reader<'_> {
                 return Err(self.error_here("a digit in the exponent"));
             }
         }
-        let text = self.bytes.get(start..self.pos).unwrap_or_default();
-        Ok(String::from_utf8_lossy(text).into_owned())
+        Ok(self.slice(start, self.pos).to_string())
     }
 
     fn hex4(&mut self) -> Result<u32, JsonError> {
@@ -532,8 +544,7 @@ impl Reader<'_> {
                 }
                 self.pos += 1;
             }
-            let run = self.bytes.get(run_start..self.pos).unwrap_or_default();
-            out.push_str(&String::from_utf8_lossy(run));
+            out.push_str(self.slice(run_start, self.pos));
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;

@@ -44,13 +44,18 @@ pub struct Document {
     pub json: Option<Arc<JsonDoc>>,
     /// The draft it is read as.
     pub draft: Draft,
-    lines: LineIndex,
+    /// Built on first use: a document that no diagnostic points into never needs it.
+    lines: std::sync::OnceLock<LineIndex>,
 }
 
 impl Document {
     /// The text as UTF-8, where it is UTF-8.
     pub fn text_str(&self) -> Option<&str> {
         std::str::from_utf8(&self.text).ok()
+    }
+
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 }
 
@@ -289,7 +294,6 @@ impl Workspace {
         is_main: bool,
     ) -> Option<DocId> {
         let id = DocId(u32::try_from(self.docs.len()).ok()?);
-        let lines = LineIndex::new(&bytes);
         let mut found: Vec<Diagnostic> = Vec::new();
         let mut doc = Document {
             display,
@@ -297,13 +301,13 @@ impl Workspace {
             text: bytes,
             json: None,
             draft: draft_override.unwrap_or(self.main_draft),
-            lines,
+            lines: std::sync::OnceLock::new(),
         };
         match json::parse(&doc.text) {
             Ok(parsed) => {
                 for dup in &parsed.duplicates {
                     let location = locate(&doc, parsed.doc.pointer(dup.value), dup.span);
-                    let (first_line, _) = doc.lines.line_col(&doc.text, dup.first.start());
+                    let (first_line, _) = doc.lines().line_col(&doc.text, dup.first.start());
                     found.push(
                         Diagnostic::new(
                             &codes::DUPLICATE_KEY,
@@ -869,7 +873,7 @@ impl Workspace {
         let Some((id_text, span)) = found else {
             return;
         };
-        let (line, _) = doc.lines.line_col(&doc.text, span.start());
+        let (line, _) = doc.lines().line_col(&doc.text, span.start());
         failure.message.push_str(&format!(
             "; it was resolved against `{keyword}` \"{id_text}\" (line {line}), not against this file's own place"
         ));
@@ -1168,7 +1172,7 @@ fn display_path(path: &Path, main: Option<&Document>) -> String {
 }
 
 fn locate(doc: &Document, pointer: String, span: Span) -> Location {
-    let (line, column) = doc.lines.line_col(&doc.text, span.start());
+    let (line, column) = doc.lines().line_col(&doc.text, span.start());
     Location {
         file: doc.display.clone(),
         pointer,
