@@ -87,7 +87,9 @@ pub(crate) struct Mapper<'w> {
     ///
     /// Only expansions that met no cycle are reused: where a cycle is cut, and so which `$ref`
     /// is reported, depends on the path that reached the target. A target whose expansion met
-    /// no cycle reaches nothing that is being expanded around it, from whichever path.
+    /// no cycle reaches nothing that is being expanded around it, from whichever path. A reused
+    /// result costs no walk steps: the 200-step limit guards the stack, and reuse does not
+    /// recurse.
     mapped_refs: HashMap<(SchemaId, usize), (Option<Mapped>, usize)>,
     /// Property names reported as uppercase.
     reported_names: HashSet<Site>,
