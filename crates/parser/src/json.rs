@@ -118,21 +118,20 @@ impl JsonDoc {
     /// The RFC 6901 pointer of `id`, `""` for the root.
     pub fn pointer(&self, id: JsonId) -> String {
         // Walk up once to collect the steps, then write them root first into one string.
-        let mut steps: Vec<(JsonId, usize)> = Vec::new();
+        let mut steps: Vec<(JsonId, JsonId, usize)> = Vec::new();
         let mut at = id;
         while let Some((parent, slot)) = self
             .node(at)
             .and_then(|n| Some((n.parent?, n.slot as usize)))
         {
-            steps.push((at, slot));
+            steps.push((parent, at, slot));
             at = parent;
         }
         let mut out = String::new();
-        for (child, slot) in steps.iter().rev() {
+        for (parent, child, slot) in steps.iter().rev() {
             out.push('/');
-            let parent = self.node(*child).and_then(|n| n.parent);
-            match parent.map(|p| self.value(p)) {
-                Some(JsonValue::Object(members)) => {
+            match self.value(*parent) {
+                JsonValue::Object(members) => {
                     if let Some(m) = members.get(*slot).filter(|m| m.value == *child) {
                         if m.key.contains(['~', '/']) {
                             out.push_str(&crate::pointer::escape_token(&m.key));
@@ -141,7 +140,7 @@ impl JsonDoc {
                         }
                     }
                 }
-                Some(JsonValue::Array(_)) => {
+                JsonValue::Array(_) => {
                     use std::fmt::Write;
                     let _ = write!(out, "{slot}");
                 }
