@@ -272,7 +272,7 @@ fn load(
                 let source = ws
                     .documents()
                     .iter()
-                    .find(|doc| doc.display == d.location.file)
+                    .find(|doc| *doc.display == *d.location.file)
                     .and_then(|doc| doc.text_str());
                 rendered.push_str(&render::diagnostic(source, d, color));
                 rendered.push('\n');
@@ -291,7 +291,7 @@ fn report_changes(changes: Vec<Change>) -> Vec<ChangeReport> {
         .map(|change| {
             let location = change.location.clone();
             ChangeReport {
-                file: location.as_ref().map(|l| l.file.clone()),
+                file: location.as_ref().map(|l| l.file.to_string()),
                 pointer: location.as_ref().map(|l| l.pointer.clone()),
                 line: location.as_ref().map(|l| l.line),
                 column: location.as_ref().map(|l| l.column),

@@ -27,7 +27,7 @@ pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
         let source = ws
             .documents()
             .iter()
-            .find(|doc| doc.display == d.location.file)
+            .find(|doc| *doc.display == *d.location.file)
             .and_then(|doc| doc.text_str());
         out.push_str(&diagnostic(source, d, color));
         out.push('\n');
@@ -156,13 +156,13 @@ pub fn diagnostic(source: Option<&str>, d: &Diagnostic, color: bool) -> String {
         Some((line_text, range)) => {
             let snippet = Snippet::source(line_text)
                 .line_start(d.location.line)
-                .path(d.location.file.as_str())
+                .path(&*d.location.file)
                 .annotation(AnnotationKind::Primary.span(range));
             let g = title.element(snippet);
             footer.into_iter().fold(g, |g, m| g.element(m))
         }
         None => {
-            let origin = annotate_snippets::Origin::path(d.location.file.as_str())
+            let origin = annotate_snippets::Origin::path(&*d.location.file)
                 .line(d.location.line)
                 .char_column(d.location.column);
             let g = title.element(origin);

@@ -11,7 +11,8 @@ use crate::model::{Column, Ty};
 
 /// Numbers the fields of a struct first, in order, and only then descends into each field's
 /// type; a list takes its element id before descending, a map its key and then its value id.
-pub(crate) fn build_fields(columns: &[Column]) -> Vec<NestedFieldRef> {
+/// The columns are consumed, so that names and docs move into the fields instead of being copied.
+pub(crate) fn build_fields(columns: Vec<Column>) -> Vec<NestedFieldRef> {
     let mut next = 1;
     build_struct(columns, &mut next)
 }
@@ -22,29 +23,33 @@ fn take(next: &mut i32) -> i32 {
     id
 }
 
-fn build_struct(columns: &[Column], next: &mut i32) -> Vec<NestedFieldRef> {
+fn build_struct(columns: Vec<Column>, next: &mut i32) -> Vec<NestedFieldRef> {
     let ids: Vec<i32> = columns.iter().map(|_| take(next)).collect();
     columns
-        .iter()
+        .into_iter()
         .zip(ids)
         .map(|(column, id)| {
-            let ty = build_type(&column.ty, next);
-            let mut field = NestedField::new(id, &column.name, ty, column.required);
-            if let Some(doc) = &column.doc {
-                field = field.with_doc(doc);
-            }
-            Arc::new(field)
+            let ty = build_type(column.ty, next);
+            Arc::new(NestedField {
+                id,
+                name: column.name,
+                required: column.required,
+                field_type: Box::new(ty),
+                doc: column.doc,
+                initial_default: None,
+                write_default: None,
+            })
         })
         .collect()
 }
 
-fn build_type(ty: &Ty, next: &mut i32) -> Type {
+fn build_type(ty: Ty, next: &mut i32) -> Type {
     match ty {
-        Ty::Primitive(p) => Type::Primitive(p.clone()),
+        Ty::Primitive(p) => Type::Primitive(p),
         Ty::Struct(columns) => Type::Struct(StructType::new(build_struct(columns, next))),
         Ty::List(element) => {
             let id = take(next);
-            let element_type = build_type(&element.ty, next);
+            let element_type = build_type(element.ty, next);
             Type::List(ListType::new(Arc::new(NestedField::list_element(
                 id,
                 element_type,
@@ -54,7 +59,7 @@ fn build_type(ty: &Ty, next: &mut i32) -> Type {
         Ty::Map(value) => {
             let key_id = take(next);
             let value_id = take(next);
-            let value_type = build_type(&value.ty, next);
+            let value_type = build_type(value.ty, next);
             Type::Map(MapType::new(
                 Arc::new(NestedField::map_key_element(
                     key_id,

@@ -199,7 +199,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
         let built = (!failed).then(|| {
             Schema::builder()
                 .with_schema_id(0)
-                .with_fields(ids::build_fields(&columns))
+                .with_fields(ids::build_fields(columns))
                 .build()
         });
         match built {
@@ -252,7 +252,7 @@ fn root_location(ws: &Workspace) -> Location {
 
 /// Drops repeats (a definition used by two columns reports its problems once) and sorts by
 /// file, then position; the walk's order breaks ties.
-fn tidy(ws: &Workspace, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+fn tidy(ws: &Workspace, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let file_order: HashMap<&str, usize> = ws
         .documents()
         .iter()
@@ -267,7 +267,7 @@ fn tidy(ws: &Workspace, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
             .map(|d| {
                 seen.insert((
                     d.code,
-                    d.location.file.as_str(),
+                    &*d.location.file,
                     d.location.pointer.as_str(),
                     d.location.span,
                     d.message.as_str(),
@@ -275,19 +275,17 @@ fn tidy(ws: &Workspace, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
             })
             .collect()
     };
-    let mut kept: Vec<Diagnostic> = diagnostics
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(d, keep)| keep.then_some(d))
-        .collect();
-    kept.sort_by_cached_key(|d| {
+    // `retain` visits the elements once each, in order, so the flags line up.
+    let mut keep = keep.into_iter();
+    diagnostics.retain(|_| keep.next().unwrap_or(true));
+    diagnostics.sort_by_cached_key(|d| {
         (
             file_order
-                .get(d.location.file.as_str())
+                .get(&*d.location.file)
                 .copied()
                 .unwrap_or(usize::MAX),
             d.location.span.start,
         )
     });
-    kept
+    diagnostics
 }

@@ -12,7 +12,7 @@ use schema2iceberg_parser::{
 };
 
 use crate::codes;
-use crate::model::{Column, Constraints, Slot, Ty};
+use crate::model::{join, Column, Constraints, Slot, Ty};
 
 /// Deepest nesting of structs, lists and maps that the channel accepts.
 pub const MAX_NESTING: usize = 16;
@@ -107,14 +107,6 @@ fn shown(n: &Number) -> String {
     } else {
         let head: String = text.chars().take(24).collect();
         format!("{head}… ({} characters)", text.chars().count())
-    }
-}
-
-fn join(field: &str, name: &str) -> String {
-    if field.is_empty() {
-        name.to_string()
-    } else {
-        format!("{field}.{name}")
     }
 }
 
@@ -323,7 +315,7 @@ impl<'w> Mapper<'w> {
     fn describe_schema(&self, id: SchemaId) -> String {
         let location = self.ws.schema_location(id);
         let main = self.ws.documents().first().map(|d| d.display.as_str());
-        if Some(location.file.as_str()) == main {
+        if Some(&*location.file) == main {
             format!("#{}", location.pointer)
         } else {
             format!("{}#{}", location.file, location.pointer)
@@ -1110,8 +1102,16 @@ impl<'w> Mapper<'w> {
             return None;
         }
         let ws = self.ws;
-        let mut names: Vec<(&str, Vec<(SchemaId, &Property)>)> = Vec::new();
-        let mut index: HashMap<&str, usize> = HashMap::default();
+        // Each name with its first definition, and the rest (from other `allOf` parts), which
+        // most names do not have and so cost no allocation.
+        type Definition<'p> = (SchemaId, &'p Property);
+        let mut names: Vec<(&str, Definition<'_>, Vec<Definition<'_>>)> = Vec::new();
+        let written: usize = kws
+            .iter()
+            .filter_map(|(_, k)| Some(k.properties.as_ref()?.value.len()))
+            .sum();
+        let mut index: HashMap<&str, usize> =
+            HashMap::with_capacity_and_hasher(written, Default::default());
         for (sid, k) in kws {
             let Some(properties) = &k.properties else {
                 continue;
@@ -1119,13 +1119,13 @@ impl<'w> Mapper<'w> {
             for property in &properties.value {
                 match index.get(property.name.as_str()) {
                     Some(i) => {
-                        if let Some((_, defs)) = names.get_mut(*i) {
-                            defs.push((*sid, property));
+                        if let Some((_, _, more)) = names.get_mut(*i) {
+                            more.push((*sid, property));
                         }
                     }
                     None => {
                         index.insert(property.name.as_str(), names.len());
-                        names.push((property.name.as_str(), vec![(*sid, property)]));
+                        names.push((property.name.as_str(), (*sid, property), Vec::new()));
                     }
                 }
             }
@@ -1169,11 +1169,9 @@ impl<'w> Mapper<'w> {
                 .help = Some("list every key you need in `properties`, or remove `properties` to get a map".to_string());
             }
             let mut columns = Vec::with_capacity(names.len());
-            let mut lowercase: HashMap<String, &str> = HashMap::default();
-            for (name, defs) in &names {
-                let Some((parent, property)) = defs.first() else {
-                    continue;
-                };
+            let mut lowercase: HashMap<String, &str> =
+                HashMap::with_capacity_and_hasher(names.len(), Default::default());
+            for (name, (parent, property), more) in &names {
                 let column_field = join(field, name);
                 let location = ws.property_site(*parent, property);
                 if name.is_empty() {
@@ -1209,7 +1207,7 @@ impl<'w> Mapper<'w> {
                     return None;
                 }
                 let mut mapped = self.map_schema(property.schema, &column_field, depth + 1);
-                for (other_parent, other) in defs.iter().skip(1) {
+                for (other_parent, other) in more {
                     let again = self.map_schema(other.schema, &column_field, depth + 1);
                     if let (Some(m), Some(a)) = (&mut mapped, again) {
                         if !m.ty.same_shape(&a.ty) {
@@ -1257,8 +1255,8 @@ impl<'w> Mapper<'w> {
                     let location = self.at(*sid, r.at);
                     let close = names
                         .iter()
-                        .find(|(n, _)| n.eq_ignore_ascii_case(&r.value))
-                        .map(|(n, _)| *n);
+                        .find(|(n, _, _)| n.eq_ignore_ascii_case(&r.value))
+                        .map(|(n, _, _)| *n);
                     let d = self.emit(
                         &codes::REQUIRED_NOT_A_PROPERTY,
                         location,
@@ -1460,7 +1458,11 @@ fn snake_case(name: &str) -> String {
             if prev.is_some() && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {
                 out.push('_');
             }
-            out.extend(c.to_lowercase());
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.extend(c.to_lowercase());
+            }
         } else {
             out.push(c);
         }

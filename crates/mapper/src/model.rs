@@ -89,12 +89,16 @@ pub(crate) fn sources(
     out
 }
 
-fn join(prefix: &str, name: &str) -> String {
+/// The dotted path of `name` under `prefix`, allocated once (a wide table joins one a column).
+pub(crate) fn join(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
+        return name.to_string();
     }
+    let mut path = String::with_capacity(prefix.len() + 1 + name.len());
+    path.push_str(prefix);
+    path.push('.');
+    path.push_str(name);
+    path
 }
 
 fn collect(ws: &Workspace, column: &Column, prefix: &str, out: &mut Vec<ColumnSource>) {

@@ -12,7 +12,7 @@ pub fn diagnostic_json(d: &Diagnostic) -> Value {
     object.insert("severity".into(), json!(d.severity.as_str()));
     object.insert("code".into(), json!(d.code));
     object.insert("message".into(), json!(d.message));
-    object.insert("file".into(), json!(d.location.file));
+    object.insert("file".into(), json!(&*d.location.file));
     object.insert("pointer".into(), json!(d.location.pointer));
     object.insert("line".into(), json!(d.location.line));
     object.insert("column".into(), json!(d.location.column));

@@ -49,8 +49,9 @@ pub struct Code {
 /// Where a diagnostic points.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Location {
-    /// The file, as the user named it (or as reached through a `$ref`).
-    pub file: String,
+    /// The file, as the user named it (or as reached through a `$ref`). Shared, because a file
+    /// with many diagnostics would otherwise copy its name into each.
+    pub file: std::sync::Arc<str>,
     /// RFC 6901 pointer into `file`; `""` is the root.
     pub pointer: String,
     /// Byte span in `file`.

@@ -16,13 +16,17 @@ pub struct JsonFile {
     /// The parsed JSON, when the text is JSON.
     pub json: Option<JsonDoc>,
     lines: LineIndex,
+    /// `display`, shared by the locations that point into this file.
+    file_name: std::sync::Arc<str>,
 }
 
 impl JsonFile {
     /// Reads `bytes` as JSON. Syntax errors and duplicate keys come back as diagnostics.
     pub fn parse(display: impl Into<String>, bytes: Vec<u8>) -> (JsonFile, Vec<Diagnostic>) {
+        let display: String = display.into();
         let mut file = JsonFile {
-            display: display.into(),
+            file_name: std::sync::Arc::from(display.as_str()),
+            display,
             lines: LineIndex::new(&bytes),
             text: bytes,
             json: None,
@@ -106,7 +110,7 @@ impl JsonFile {
     pub fn locate(&self, pointer: String, span: Span) -> Location {
         let (line, column) = self.lines.line_col(&self.text, span.start());
         Location {
-            file: self.display.clone(),
+            file: std::sync::Arc::clone(&self.file_name),
             pointer,
             span,
             line,

@@ -117,37 +117,59 @@ impl JsonDoc {
 
     /// The RFC 6901 pointer of `id`, `""` for the root.
     pub fn pointer(&self, id: JsonId) -> String {
-        // Walk up once to collect the steps, then write them root first into one string.
-        let mut steps: Vec<(JsonId, JsonId, usize)> = Vec::new();
+        // Walk up once to collect the steps and the length, then write them root first into a
+        // string allocated once: growing it step by step was most of the cost of a diagnostic.
+        enum Step<'a> {
+            Key(&'a str),
+            Index(usize),
+        }
+        let mut steps: Vec<Step<'_>> = Vec::with_capacity(16);
+        let mut length = 0;
         let mut at = id;
         while let Some((parent, slot)) = self
             .node(at)
             .and_then(|n| Some((n.parent?, n.slot as usize)))
         {
-            steps.push((parent, at, slot));
+            let step = match self.value(parent) {
+                JsonValue::Object(members) => Step::Key(
+                    members
+                        .get(slot)
+                        .filter(|m| m.value == at)
+                        .map_or("", |m| m.key.as_str()),
+                ),
+                _ => Step::Index(slot),
+            };
+            // Exact unless a key needs escaping, which is rare and costs one more allocation.
+            length += 1 + match step {
+                Step::Key(key) => key.len(),
+                Step::Index(slot) => slot.checked_ilog10().map_or(1, |d| d as usize + 1),
+            };
+            steps.push(step);
             at = parent;
         }
-        let mut out = String::new();
-        for (parent, child, slot) in steps.iter().rev() {
+        let mut out = String::with_capacity(length);
+        for step in steps.iter().rev() {
             out.push('/');
-            match self.value(*parent) {
-                JsonValue::Object(members) => {
-                    if let Some(m) = members.get(*slot).filter(|m| m.value == *child) {
-                        if m.key.contains(['~', '/']) {
-                            out.push_str(&crate::pointer::escape_token(&m.key));
-                        } else {
-                            out.push_str(&m.key);
-                        }
-                    }
+            match step {
+                Step::Key(key) if key.bytes().any(|b| b == b'~' || b == b'/') => {
+                    out.push_str(&crate::pointer::escape_token(key));
                 }
-                JsonValue::Array(_) => {
+                Step::Key(key) => out.push_str(key),
+                Step::Index(slot) => {
                     use std::fmt::Write;
                     let _ = write!(out, "{slot}");
                 }
-                _ => {}
             }
         }
         out
+    }
+
+    /// How many objects the document holds.
+    pub fn object_count(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| matches!(n.value, JsonValue::Object(_)))
+            .count()
     }
 
     /// The node behind `id`.
@@ -627,6 +649,23 @@ mod tests {
             one,
             Ok(JsonValue::Number(Number::from_json_text("1.50e+3")))
         );
+    }
+
+    #[test]
+    fn pointers_escape_keys_and_count_indexes() {
+        let text = format!(r#"{{"a/b~c": [{}"x"], "": {{"é": 1}}}}"#, "0, ".repeat(12));
+        let Ok(parsed) = parse(text.as_bytes()) else {
+            unreachable!("valid JSON")
+        };
+        let doc = &parsed.doc;
+        let mut pointers: Vec<String> = (0..doc.nodes.len())
+            .map(|i| doc.pointer(JsonId(i as u32)))
+            .collect();
+        pointers.sort();
+        assert_eq!(pointers.first().map(String::as_str), Some(""));
+        assert!(pointers.contains(&"/a~1b~0c/12".to_string()));
+        assert!(pointers.contains(&"/a~1b~0c/9".to_string()));
+        assert!(pointers.contains(&"//é".to_string()));
     }
 
     #[test]

@@ -46,6 +46,8 @@ pub struct Document {
     pub draft: Draft,
     /// Built on first use: a document that no diagnostic points into never needs it.
     lines: std::sync::OnceLock<LineIndex>,
+    /// `display`, shared by the locations that point into this document.
+    file_name: Arc<str>,
 }
 
 impl Document {
@@ -296,6 +298,7 @@ impl Workspace {
         let id = DocId(u32::try_from(self.docs.len()).ok()?);
         let mut found: Vec<Diagnostic> = Vec::new();
         let mut doc = Document {
+            file_name: Arc::from(display.as_str()),
             display,
             url: url.clone(),
             text: bytes,
@@ -398,6 +401,11 @@ impl Workspace {
         self.docs_by_url.insert(without_fragment(&url), id);
         self.docs.push(doc);
         if let Some(root) = root {
+            // Schemas are JSON objects (or, rarely, booleans), so the object count is a good first
+            // size for the index and the bases: they are not rehashed again and again as they grow.
+            let objects = self.json(id).map_or(0, JsonDoc::object_count);
+            self.by_json.reserve(objects);
+            self.bases.reserve(objects);
             let root_schema = self.build(id, root, &Arc::new(url.clone()));
             self.by_uri
                 .entry(without_fragment(&url))
@@ -1174,7 +1182,7 @@ fn display_path(path: &Path, main: Option<&Document>) -> String {
 fn locate(doc: &Document, pointer: String, span: Span) -> Location {
     let (line, column) = doc.lines().line_col(&doc.text, span.start());
     Location {
-        file: doc.display.clone(),
+        file: Arc::clone(&doc.file_name),
         pointer,
         span,
         line,

@@ -169,7 +169,7 @@ impl Reader<'_> {
         self.diagnostics.push(Diagnostic::new(
             &codes::CONFIG_INVALID,
             Location {
-                file: self.display.clone(),
+                file: self.display.as_str().into(),
                 pointer: pointer.to_string(),
                 span: Span::new(span.start, span.end),
                 line,

@@ -330,7 +330,7 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
     for group in groups.values() {
         for d in &group.diagnostics {
             channel_diagnostics
-                .entry(d.location.file.clone())
+                .entry(d.location.file.to_string())
                 .or_default()
                 .push(d.clone());
         }
@@ -518,7 +518,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
             let d = Diagnostic::new(
                 &schema2iceberg_parser::codes::REF_UNREADABLE,
                 Location {
-                    file: schema.display.clone(),
+                    file: schema.display.as_str().into(),
                     line: 1,
                     column: 1,
                     ..Location::default()

@@ -140,7 +140,7 @@ impl DiagnosticReport {
             },
             code: d.code.to_string(),
             message: d.message.clone(),
-            file: d.location.file.clone(),
+            file: d.location.file.to_string(),
             pointer: d.location.pointer.clone(),
             line: d.location.line,
             column: d.location.column,
