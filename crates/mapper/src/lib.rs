@@ -205,8 +205,11 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
         match built {
             None => {}
             Some(Ok(s)) => {
+                // The spec builder needs the schema only while it binds the source column; lending
+                // it through an `Arc` saves a deep copy of the schema and all its indexes.
+                let s = std::sync::Arc::new(s);
                 let spec = match &source {
-                    Some(path) => PartitionSpec::builder(s.clone())
+                    Some(path) => PartitionSpec::builder(std::sync::Arc::clone(&s))
                         .with_spec_id(0)
                         .add_partition_field(path, format!("{path}_hour"), Transform::Hour)
                         .and_then(|b| b.build()),
@@ -223,7 +226,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
                         ),
                     )),
                 }
-                schema = Some(s);
+                schema = Some(std::sync::Arc::unwrap_or_clone(s));
             }
             Some(Err(e)) => diagnostics.push(Diagnostic::new(
                 &codes::ICEBERG_REJECTED,

@@ -55,12 +55,7 @@ impl LineIndex {
     /// Indexes the line starts of `text` (`\n` ends a line; `\r\n` too).
     pub fn new(text: &[u8]) -> Self {
         let mut line_starts = vec![0];
-        line_starts.extend(
-            text.iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
+        line_starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
         let mut checkpoints = Vec::with_capacity(text.len() / CHECKPOINT + 1);
         let mut chars = 0;
         for chunk in text.chunks(CHECKPOINT) {

@@ -362,14 +362,15 @@ impl Workspace {
                     }
                 }
                 (None, Some(at)) => {
-                    let location = locate(&doc, "/$schema".to_string(), json.span(at));
+                    // Only when there is something to report: a location builds the line index.
+                    let location = || locate(&doc, "/$schema".to_string(), json.span(at));
                     match json.value(at) {
                         JsonValue::String(uri) => match Draft::from_schema_uri(uri) {
                             DeclaredDraft::Supported(draft) => doc.draft = draft,
                             DeclaredDraft::Later(name) => found.push(
                                 Diagnostic::new(
                                     &codes::UNSUPPORTED_DRAFT,
-                                    location,
+                                    location(),
                                     format!("`$schema` names JSON Schema {name}, but the Glue Schema Registry accepts only drafts 04, 06 and 07"),
                                 )
                                 .with_help("declare draft-04, -06 or -07, or pass --draft 04|06|07 to read the file as one of them"),
@@ -377,7 +378,7 @@ impl Workspace {
                             DeclaredDraft::Unknown => found.push(
                                 Diagnostic::new(
                                     &codes::UNSUPPORTED_DRAFT,
-                                    location,
+                                    location(),
                                     format!("`$schema` is `{uri}`, which is not a draft that the Glue Schema Registry accepts (04, 06 or 07)"),
                                 )
                                 .with_help("if the file extends a supported draft (as Snowplow's self-describing schemas extend draft-04), pass --draft 04|06|07"),
@@ -385,7 +386,7 @@ impl Workspace {
                         },
                         _ => found.push(Diagnostic::new(
                             &codes::INVALID_KEYWORD,
-                            location,
+                            location(),
                             "`$schema` must be a string",
                         )),
                     }
