@@ -14,7 +14,10 @@ tasks:
             (Markdown tables; docs/corpus.md)
   bench     run the criterion benchmarks and print, from one run, compile time against
             serde_json's parse of the same bytes, the corpus check, and process start-up
-            against a hello-world binary (docs/performance.md)";
+            against a hello-world binary (docs/performance.md)
+  bench --instructions
+            count the instructions of each phase (parse, read, compile, Iceberg's build)
+            under valgrind's callgrind: slower, but the same on every run";
 
 fn cargo(args: &[&str]) -> bool {
     println!("== cargo {}", args.join(" "));
@@ -103,6 +106,15 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
+        Some("bench") if std::env::args().nth(2).as_deref() == Some("--instructions") => {
+            match bench_instructions() {
+                Ok(()) => true,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    false
+                }
+            }
+        }
         Some("bench") => match bench() {
             Ok(()) => true,
             Err(message) => {
@@ -247,4 +259,104 @@ fn bench() -> Result<(), String> {
         ours / baseline
     );
     Ok(())
+}
+
+/// `cargo xtask bench --instructions`: instructions per repetition of each phase, from two
+/// callgrind runs of the `phase_instructions` example (none and N repetitions).
+fn bench_instructions() -> Result<(), String> {
+    let found = Command::new("valgrind")
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        return Err(
+            "valgrind is not installed; `cargo xtask bench` measures times without it".into(),
+        );
+    }
+    if !cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "schema2iceberg",
+        "--example",
+        "phase_instructions",
+    ]) {
+        return Err("the phase_instructions example did not build".to_string());
+    }
+    let program = repository_root().join("target/release/examples/phase_instructions");
+    // Enough repetitions that the set-up's share is small; callgrind runs about 50× slower.
+    let files = [
+        ("seed_event", 200),
+        ("mozilla_first_shutdown_use_counter", 3),
+        ("kubernetes_definitions", 3),
+    ];
+    println!("\ninstructions per repetition (callgrind), and their ratio to serde_json's parse");
+    println!("| file | parse | read | compile | of which Iceberg's `Schema` build | read + compile | ratio | without Iceberg's build | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (file, repetitions) in files {
+        let mut counts = Vec::new();
+        for phase in ["parse", "read", "compile", "iceberg"] {
+            counts.push(phase_instructions(&program, phase, file, repetitions)?);
+        }
+        let [Some(parse), Some(read), Some(compile), build] = counts[..] else {
+            println!("| {file} | skipped (the file is missing) | | | | | | | |");
+            continue;
+        };
+        let total = read + compile;
+        let ours = total - build.unwrap_or(0.0);
+        println!(
+            "| {file} | {} | {} | {} | {} | {} | {:.1}× | {} | {:.1}× |",
+            millions(parse),
+            millions(read),
+            millions(compile),
+            build.map_or("(no table)".to_string(), millions),
+            millions(total),
+            total / parse,
+            millions(ours),
+            ours / parse
+        );
+    }
+    Ok(())
+}
+
+/// Instructions of one repetition of `phase`; `None` when the phase does not apply (the file is
+/// missing, or it compiles to no table).
+fn phase_instructions(
+    program: &Path,
+    phase: &str,
+    file: &str,
+    repetitions: usize,
+) -> Result<Option<f64>, String> {
+    let mut counts = [0u64; 2];
+    for (count, n) in counts.iter_mut().zip([0, repetitions]) {
+        let output = Command::new("valgrind")
+            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+            .arg(program)
+            .args([phase, file, &n.to_string()])
+            .output()
+            .map_err(|e| format!("cannot run valgrind: {e}"))?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        match output.status.code() {
+            Some(0) => {}
+            // The example's own codes: 3, the file is missing; 4, no table to build.
+            Some(3 | 4) => return Ok(None),
+            _ => return Err(format!("{phase} {file} failed:\n{stderr}")),
+        }
+        *count = stderr
+            .lines()
+            .find_map(|line| line.split_once("I   refs:"))
+            .map(|(_, n)| n.trim().replace(',', ""))
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(|| format!("no instruction count in valgrind's output:\n{stderr}"))?;
+    }
+    let [none, some] = counts;
+    Ok(Some(some.saturating_sub(none) as f64 / repetitions as f64))
+}
+
+fn millions(instructions: f64) -> String {
+    if instructions >= 1e6 {
+        format!("{:.1} M", instructions / 1e6)
+    } else {
+        format!("{:.1} k", instructions / 1e3)
+    }
 }

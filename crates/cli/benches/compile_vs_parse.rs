@@ -5,32 +5,13 @@
 //! the ratios. Files outside the repository are skipped when `../shared/corpus` is missing.
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use schema2iceberg_mapper::{compile, CompileOptions};
-use schema2iceberg_parser::{LoadOptions, Url, Workspace};
+use support::{files, read_bytes};
 
-/// The benchmarked files: a short name and a path.
-pub fn files() -> Vec<(&'static str, PathBuf)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = root.join("../shared/corpus");
-    vec![
-        ("seed_event", root.join("testdata/examples/seed-event.json")),
-        (
-            "mozilla_first_shutdown_use_counter",
-            corpus.join("mozilla-pipeline-schemas/telemetry/first-shutdown-use-counter/first-shutdown-use-counter.4.schema.json"),
-        ),
-        ("kubernetes_definitions", corpus.join("schemastore/kubernetes-definitions.json")),
-    ]
-}
-
-/// Reads the file as `compile` does: its own place is the base for references.
-fn read_bytes(path: &Path, bytes: &[u8]) -> Workspace {
-    let base = Url::from_file_path(path)
-        .unwrap_or_else(|()| Url::parse("file:///x.json").unwrap_or_else(|_| unreachable!()));
-    Workspace::from_bytes("bench.json", bytes.to_vec(), base, LoadOptions::default())
-}
+mod support;
 
 fn compile_bytes(path: &Path, bytes: &[u8]) -> usize {
     let ws = read_bytes(path, bytes);

@@ -1448,14 +1448,18 @@ fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
 /// `userId` → `user_id`, `HTTPStatus` → `http_status`: a suggestion, not a rename.
 fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
-    let mut chars = name.chars().peekable();
+    let mut chars = name.chars();
     let mut prev: Option<char> = None;
-    while let Some(c) = chars.next() {
+    let mut current = chars.next();
+    while let Some(c) = current {
+        let next = chars.next();
         if c.is_uppercase() {
-            let prev_lower = prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
-            let prev_upper = prev.is_some_and(char::is_uppercase);
-            let next_lower = chars.peek().is_some_and(|n| n.is_lowercase());
-            if prev.is_some() && (prev_lower || (prev_upper && next_lower)) && !out.ends_with('_') {
+            // A word starts here after a lowercase letter or a digit (`userId`), or where an
+            // acronym ends (`HTTPStatus`). Neither follows an underscore, so none is doubled.
+            let after_lower = prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+            let acronym_ends =
+                prev.is_some_and(char::is_uppercase) && next.is_some_and(char::is_lowercase);
+            if after_lower || acronym_ends {
                 out.push('_');
             }
             if c.is_ascii() {
@@ -1467,6 +1471,7 @@ fn snake_case(name: &str) -> String {
             out.push(c);
         }
         prev = Some(c);
+        current = next;
     }
     out
 }
@@ -1481,5 +1486,8 @@ mod tests {
         assert_eq!(snake_case("HTTPStatus"), "http_status");
         assert_eq!(snake_case("Already_ok"), "already_ok");
         assert_eq!(snake_case("v2Name"), "v2_name");
+        assert_eq!(snake_case("USE_COUNTER2_CSS_Foo"), "use_counter2_css_foo");
+        assert_eq!(snake_case("a_B"), "a_b");
+        assert_eq!(snake_case("ÉtéÀ"), "été_à");
     }
 }

@@ -151,7 +151,7 @@ impl JsonDoc {
         for step in steps.iter().rev() {
             out.push('/');
             match step {
-                Step::Key(key) if key.bytes().any(|b| b == b'~' || b == b'/') => {
+                Step::Key(key) if memchr::memchr2(b'~', b'/', key.as_bytes()).is_some() => {
                     out.push_str(&crate::pointer::escape_token(key));
                 }
                 Step::Key(key) => out.push_str(key),
