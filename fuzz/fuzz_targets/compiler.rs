@@ -92,6 +92,8 @@ struct Doc {
     root_all_of: Vec<Node>,
     partition: Option<Name>,
     lints: bool,
+    /// Also build the column sources that `diff` compares.
+    column_sources: bool,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -520,6 +522,10 @@ fuzz_target!(|doc: Doc| {
         partition: doc.partition.iter().map(Name::text).collect(),
         partition_origin: None,
         lints: doc.lints,
+        column_sources: doc.column_sources,
+        // Options added later start at their defaults instead of breaking this target, which
+        // CI does not build.
+        ..CompileOptions::default()
     };
     let compiled = compile_source("schema.json", &text, &options);
     let json = report::to_json(&compiled);
