@@ -42,6 +42,8 @@ mod model;
 mod partition;
 pub mod report;
 
+use std::sync::Arc;
+
 // Lookups only (never iterated into output), so a fast non-random hasher is safe.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -207,9 +209,9 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
             Some(Ok(s)) => {
                 // The spec builder needs the schema only while it binds the source column; lending
                 // it through an `Arc` saves a deep copy of the schema and all its indexes.
-                let s = std::sync::Arc::new(s);
+                let s = Arc::new(s);
                 let spec = match &source {
-                    Some(path) => PartitionSpec::builder(std::sync::Arc::clone(&s))
+                    Some(path) => PartitionSpec::builder(Arc::clone(&s))
                         .with_spec_id(0)
                         .add_partition_field(path, format!("{path}_hour"), Transform::Hour)
                         .and_then(|b| b.build()),
@@ -226,7 +228,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
                         ),
                     )),
                 }
-                schema = Some(std::sync::Arc::unwrap_or_clone(s));
+                schema = Some(Arc::unwrap_or_clone(s));
             }
             Some(Err(e)) => diagnostics.push(Diagnostic::new(
                 &codes::ICEBERG_REJECTED,
