@@ -82,9 +82,13 @@ schema2iceberg_parser::code_table! {
         "Fix the spelling, or add the property.",
         r#"{"properties": {"id": {"type": "string"}}, "required": ["ID"]}"#;
     REF_SIBLING_IGNORED = "ref-sibling-ignored", Warning,
-        "A keyword beside `$ref` would change the column, but drafts 04–07 ignore keywords beside `$ref`.",
+        "A keyword beside `$ref` would change the column or the validation, but drafts 04–07 ignore keywords beside `$ref`.",
         "Move the keyword into the referenced schema, or wrap both in `allOf`.",
         r##"{"$ref": "#/definitions/ts", "type": ["string", "null"]}"##;
+    REF_SIBLING_DOC_IGNORED = "ref-sibling-doc-ignored", Note,
+        "A `description` beside `$ref` is ignored, as drafts 04–07 ignore keywords beside `$ref`; the column loses only that doc.",
+        "Write `\"allOf\": [{\"$ref\": …}]` beside the `description` to keep the doc.",
+        r##"{"$ref": "#/definitions/ts", "description": "When the order was placed"}"##;
     REF_CYCLE = "ref-cycle", Error,
         "A `$ref` leads back to a schema that contains it, and Iceberg has no recursive types.",
         "Cut the cycle: stop the recursion at a fixed depth, or store the recursive part as a string.",

@@ -148,11 +148,11 @@ const TYPE_GIVING_KEYWORDS: &[&str] = &[
     "$ref",
 ];
 
-/// Whether a keyword beside `$ref` would change the column if it were not ignored: what gives a
-/// type (rule 7 ignores `patternProperties` anyway), and `required` and `description`.
+/// Whether a keyword beside `$ref` would change the column or which records are valid if it
+/// were not ignored: what gives a type, and what validates.
 fn changes_column(name: &str) -> bool {
-    (TYPE_GIVING_KEYWORDS.contains(&name) && !matches!(name, "$ref" | "patternProperties"))
-        || matches!(name, "required" | "description")
+    (TYPE_GIVING_KEYWORDS.contains(&name) && name != "$ref")
+        || CONSTRAINT_KEYWORDS.contains(&name)
 }
 
 const UNENFORCED: &[&str] = &["not", "if", "then", "else", "dependencies"];
@@ -362,6 +362,9 @@ impl<'w> Mapper<'w> {
         mapped
     }
 
+    /// Reports the keywords beside `$ref` that drafts 04–07 ignore: a warning for those that
+    /// would change the column or the validation, a note for a `description`, which loses only
+    /// the column's doc. `title`, `$comment` and `examples` reach no table, `$ref` or not.
     fn warn_ref_siblings(&mut self, id: SchemaId, k: &Keywords, field: &str) {
         let Some(reference) = k.reference.as_ref() else {
             return;
@@ -372,8 +375,13 @@ impl<'w> Mapper<'w> {
             .map(|(name, _)| name.as_str())
             .filter(|name| changes_column(name))
             .collect();
-        if !siblings.is_empty() && self.reported_siblings.insert(id) {
-            let location = self.at(id, reference.at);
+        let doc = k.description.is_some();
+        if (siblings.is_empty() && !doc) || !self.reported_siblings.insert(id) {
+            return;
+        }
+        let location = self.at(id, reference.at);
+        let target = &reference.value.text;
+        if !siblings.is_empty() {
             let names = siblings
                 .iter()
                 .map(|s| format!("`{s}`"))
@@ -382,12 +390,20 @@ impl<'w> Mapper<'w> {
             self.emit(
                 &codes::REF_SIBLING_IGNORED,
                 location,
-                format!("{names} beside `$ref` {} ignored: drafts 04–07 ignore keywords next to `$ref`, so the column comes from \"{}\" alone",
-                    if siblings.len() == 1 { "is" } else { "are" },
-                    reference.value.text),
+                format!("{names} beside `$ref` {} ignored: drafts 04–07 ignore keywords next to `$ref`, so the column and its validation come from \"{target}\" alone",
+                    if siblings.len() == 1 { "is" } else { "are" }),
                 field,
             )
             .help = Some("move the keyword into the referenced schema, or write `\"allOf\": [{\"$ref\": …}, {…}]`".to_string());
+        }
+        if doc {
+            self.emit(
+                &codes::REF_SIBLING_DOC_IGNORED,
+                location,
+                format!("`description` beside `$ref` is ignored, as drafts 04–07 ignore keywords next to `$ref`: the column's doc comes from \"{target}\", and nothing else is lost"),
+                field,
+            )
+            .help = Some("to keep this doc, write `\"allOf\": [{\"$ref\": …}]` beside the `description`".to_string());
         }
     }
 
@@ -1169,6 +1185,8 @@ impl<'w> Mapper<'w> {
                 .help = Some("list every key you need in `properties`, or remove `properties` to get a map".to_string());
             }
             let mut columns = Vec::with_capacity(names.len());
+            // Built at the first uppercase name only: most objects have none.
+            let mut renames: Option<HashMap<String, Vec<&str>>> = None;
             let mut lowercase: HashMap<String, &str> =
                 HashMap::with_capacity_and_hasher(names.len(), Default::default());
             for (name, (parent, property), more) in &names {
@@ -1192,7 +1210,10 @@ impl<'w> Mapper<'w> {
                         format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
                         &column_field,
                     )
-                    .help = Some(format!("rename it to `{}`", snake_case(name)));
+                    .help = Some(rename_help(
+                        name,
+                        renames.get_or_insert_with(|| lowercase_renames(&names)),
+                    ));
                 }
                 match lowercase.entry(name.to_lowercase()) {
                     std::collections::hash_map::Entry::Occupied(other) => {
@@ -1231,15 +1252,9 @@ impl<'w> Mapper<'w> {
                     }
                 }
                 let Some(mapped) = mapped else { continue };
+                // Whether a listed column that admits null stays optional is said once the
+                // partition is known (nullability.rs): the partition makes its source required.
                 let listed = required_names.contains(name);
-                if listed && mapped.nullable {
-                    self.emit(
-                        &codes::REQUIRED_BUT_NULLABLE,
-                        location,
-                        format!("`{name}` is in `required`, but its schema admits null, so the column is optional"),
-                        &column_field,
-                    );
-                }
                 columns.push(Column {
                     name: name.to_string(),
                     required: listed && !mapped.nullable,
@@ -1443,6 +1458,33 @@ fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
         return PrimitiveType::Binary;
     }
     PrimitiveType::String
+}
+
+/// Each name the siblings would have in snake_case, with the siblings that would have it.
+fn lowercase_renames<'n, T>(names: &[(&'n str, T, Vec<T>)]) -> HashMap<String, Vec<&'n str>> {
+    let mut renames: HashMap<String, Vec<&str>> =
+        HashMap::with_capacity_and_hasher(names.len(), Default::default());
+    for (name, _, _) in names {
+        renames.entry(snake_case(name)).or_default().push(name);
+    }
+    renames
+}
+
+/// The help for an uppercase name: its snake_case form, unless a sibling already has that name
+/// or would get it too, since a suggestion must not lead to two columns with one name.
+fn rename_help(name: &str, renames: &HashMap<String, Vec<&str>>) -> String {
+    let suggestion = snake_case(name);
+    let others: Vec<&str> = renames
+        .get(&suggestion)
+        .map(|names| names.iter().copied().filter(|n| *n != name).collect())
+        .unwrap_or_default();
+    if others.contains(&suggestion.as_str()) {
+        format!("rename it in lowercase, but not to `{suggestion}`: a sibling already has that name, and the two columns would collide")
+    } else if let Some(other) = others.first() {
+        format!("rename it in lowercase, but `{name}` and `{other}` would both become `{suggestion}` and collide: give them different names")
+    } else {
+        format!("rename it to `{suggestion}`")
+    }
 }
 
 /// `userId` → `user_id`, `HTTPStatus` → `http_status`: a suggestion, not a rename.
