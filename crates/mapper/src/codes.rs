@@ -37,6 +37,10 @@ schema2iceberg_parser::code_table! {
         "The column is int (from `maximum`), but the schema allows values that do not fit in 32 bits.",
         "Tighten `maximum`/`minimum` to the int32 range, or raise `maximum` above 2^31 to get long.",
         r#"{"type": "integer", "maximum": 2147483648}"#;
+    FORMAT_TYPO = "format-typo", Warning,
+        "A string's `format` is close to one that gives the column a type (`date-time`, `date`, `time`, `uuid`, `byte`), but is not it, so the column is a plain string.",
+        "Spell the format exactly as the channel maps it; formats are case-sensitive.",
+        r#"{"type": "string", "format": "datetime"}"#;
     INVALID_MULTIPLE_OF = "invalid-multiple-of", Error,
         "`multipleOf` on a number is zero, negative, or needs a scale above 38 digits, so no decimal(38, s) fits.",
         "Use a positive `multipleOf` such as 0.01 (scale 2).",

@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::json::JsonValue;
 use schema2iceberg_parser::{
-    Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Number, Property, SchemaId,
+    suggest, Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Number, Property, SchemaId,
     SchemaKind, Site, TypeName, Workspace,
 };
 
@@ -705,7 +705,10 @@ impl<'w> Mapper<'w> {
                 }
             };
             match single {
-                TypeName::String => Ty::Primitive(string_type(&kws)),
+                TypeName::String => {
+                    self.warn_format_typo(&kws, field);
+                    Ty::Primitive(string_type(&kws))
+                }
                 TypeName::Integer => {
                     self.positive_multiple_of(&kws, field)?;
                     Ty::Primitive(self.integer_type(&kws, field))
@@ -1014,6 +1017,33 @@ impl<'w> Mapper<'w> {
             .help = Some("raise the minimum to -2147483648, or raise `maximum` above 2^31 to get long".to_string());
         }
         PrimitiveType::Int
+    }
+
+    /// Warns when a string's `format` is not one that gives a type but is close to one
+    /// (`datetime`, `Date`, `UUID`): the column silently stays a string otherwise.
+    fn warn_format_typo(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) {
+        let Some((sid, format)) = first(kws, |k| k.format.as_ref()) else {
+            return;
+        };
+        let names: Vec<&str> = TYPE_GIVING_FORMATS.iter().map(|(f, _)| *f).collect();
+        let Some(meant) = suggest::closest(&format.value, &names) else {
+            return;
+        };
+        let ty = TYPE_GIVING_FORMATS
+            .iter()
+            .find(|(f, _)| *f == meant)
+            .map_or_else(String::new, |(_, t)| format!(" It makes the column {t}."));
+        let location = self.at(sid, format.at);
+        self.emit(
+            &codes::FORMAT_TYPO,
+            location,
+            format!(
+                "`format` {:?} is not one the channel maps, so the column is string; formats are matched exactly",
+                format.value
+            ),
+            field,
+        )
+        .help = Some(format!("did you mean `{meant}`?{ty}"));
     }
 
     /// `multipleOf` must be greater than 0 for any type (it only shapes the column for numbers).
@@ -1439,17 +1469,23 @@ fn flag_set(exclusive: Option<(SchemaId, &Keyword<Exclusive>)>) -> bool {
     exclusive.is_some_and(|(_, k)| k.value == Exclusive::Flag(true))
 }
 
+/// The `format`s that give a string column another type (rule 3), matched exactly.
+const TYPE_GIVING_FORMATS: &[(&str, PrimitiveType)] = &[
+    ("date-time", PrimitiveType::Timestamptz),
+    ("date", PrimitiveType::Date),
+    ("time", PrimitiveType::Time),
+    ("uuid", PrimitiveType::Uuid),
+    ("byte", PrimitiveType::Binary),
+];
+
 fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
     let text = |f: fn(&Keywords) -> Option<&Keyword<String>>| {
         kws.iter().find_map(|(_, k)| f(k)).map(|k| k.value.as_str())
     };
-    match text(|k| k.format.as_ref()) {
-        Some("date-time") => return PrimitiveType::Timestamptz,
-        Some("date") => return PrimitiveType::Date,
-        Some("time") => return PrimitiveType::Time,
-        Some("uuid") => return PrimitiveType::Uuid,
-        Some("byte") => return PrimitiveType::Binary,
-        _ => {}
+    if let Some((_, ty)) = text(|k| k.format.as_ref())
+        .and_then(|format| TYPE_GIVING_FORMATS.iter().find(|(f, _)| *f == format))
+    {
+        return ty.clone();
     }
     if text(|k| k.content_encoding.as_ref()) == Some("base64") {
         return PrimitiveType::Binary;

@@ -12,6 +12,7 @@ use crate::diagnostic::{Diagnostic, Location};
 use crate::draft::{DeclaredDraft, Draft};
 use crate::json::{self, JsonDoc, JsonErrorKind, JsonId, JsonValue, Member};
 use crate::pointer;
+use crate::suggest::suggest_type;
 use crate::schema::{
     DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId, SchemaKind,
     Site, TypeName,
@@ -1189,19 +1190,4 @@ fn locate(doc: &Document, pointer: String, span: Span) -> Location {
         line,
         column,
     }
-}
-
-fn suggest_type(name: &str) -> String {
-    let suggestion = match name.to_lowercase().as_str() {
-        "int" | "int32" | "int64" | "long" | "short" => "integer",
-        "float" | "double" | "decimal" | "numeric" => "number",
-        "bool" => "boolean",
-        "str" | "text" | "date" | "datetime" | "timestamp" => "string",
-        "list" => "array",
-        "map" | "dict" | "struct" | "record" => "object",
-        _ => {
-            return "types are null, boolean, object, array, number, integer and string".to_string()
-        }
-    };
-    format!("did you mean `{suggestion}`?")
 }
