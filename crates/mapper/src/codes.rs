@@ -41,6 +41,14 @@ schema2iceberg_parser::code_table! {
         "A string's `format` is close to one that gives the column a type (`date-time`, `date`, `time`, `uuid`, `byte`), but is not it, so the column is a plain string.",
         "Spell the format exactly as the channel maps it; formats are case-sensitive.",
         r#"{"type": "string", "format": "datetime"}"#;
+    LONG_RANGE = "long-range", Warning,
+        "The column is long, but its bounds let in integers beyond the 64-bit range, which no Iceberg integer holds.",
+        "Keep `maximum`/`minimum` within ±2^63, or use `\"type\": \"number\", \"multipleOf\": 1` (decimal(38, 0)) for larger values.",
+        r#"{"type": "integer", "maximum": 100000000000000000000}"#;
+    DECIMAL_RANGE = "decimal-range", Warning,
+        "The column is decimal(38, s), but its bounds let in values that need more than 38 digits at that scale.",
+        "Keep the bounds below 10^(38 − s) in magnitude, or use a coarser `multipleOf`.",
+        r#"{"type": "number", "multipleOf": 0.01, "maximum": 1e40}"#;
     INVALID_MULTIPLE_OF = "invalid-multiple-of", Error,
         "`multipleOf` on a number is zero, negative, or needs a scale above 38 digits, so no decimal(38, s) fits.",
         "Use a positive `multipleOf` such as 0.01 (scale 2).",

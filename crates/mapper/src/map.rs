@@ -24,6 +24,10 @@ const MAX_FRAMES: usize = 200;
 const TWO_POW_31: &str = "2147483648";
 /// −2^31 − 1, the first integer below the int32 range.
 const BELOW_INT32_MIN: &str = "-2147483649";
+/// 2^63, the first integer above the long range.
+const ABOVE_LONG_MAX: &str = "9223372036854775808";
+/// −2^63 − 1, the first integer below the long range.
+const BELOW_LONG_MIN: &str = "-9223372036854775809";
 /// Largest decimal scale with Iceberg's maximum precision of 38.
 const MAX_SCALE: u64 = 38;
 
@@ -945,6 +949,7 @@ impl<'w> Mapper<'w> {
         let by_exclusive = matches!(exclusive, Some((_, Keyword { value: Exclusive::Bound(b), .. })) if at_most(b));
         let by_maximum = maximum.is_some_and(|(_, m)| at_most(&m.value));
         if !(by_exclusive || by_maximum) {
+            self.warn_long_range(kws, field);
             return PrimitiveType::Long;
         }
         let exclusive_flag = flag_set(exclusive);
@@ -969,45 +974,10 @@ impl<'w> Mapper<'w> {
                 });
             }
         }
-        let minimum = first(kws, |k| k.minimum.as_ref());
-        let exclusive_min = first(kws, |k| k.exclusive_minimum.as_ref());
-        let min_flag = flag_set(exclusive_min);
-        // The lowest allowed integer is below −2^31 when: an inclusive minimum m ≤ −2^31 − 1;
-        // a draft-04 exclusive minimum m < −2^31 − 1; a numeric exclusiveMinimum x < −2^31 − 1.
-        // With both bounds, the tighter one decides, so both must be too low.
-        let below = Number::from_json_text(BELOW_INT32_MIN);
-        let low_minimum = minimum.filter(|(_, m)| {
-            let order = m.value.cmp_exact(&below);
-            if min_flag {
-                order.is_lt()
-            } else {
-                order.is_le()
-            }
-        });
-        let low_exclusive = exclusive_min.and_then(|(s, k)| match &k.value {
-            Exclusive::Bound(b) if b.cmp_exact(&below).is_lt() => Some((s, k.at, shown(b))),
-            _ => None,
-        });
-        let has_bound_exclusive = matches!(
-            exclusive_min,
-            Some((
-                _,
-                Keyword {
-                    value: Exclusive::Bound(_),
-                    ..
-                }
-            ))
-        );
-        let low = match (minimum.is_some(), has_bound_exclusive) {
-            (true, true) => low_minimum
-                .filter(|_| low_exclusive.is_some())
-                .map(|(s, m)| (s, m.at, shown(&m.value))),
-            _ => low_minimum
-                .map(|(s, m)| (s, m.at, shown(&m.value)))
-                .or(low_exclusive),
-        };
-        if let Some((sid, at, text)) = low {
-            let location = self.at(sid, at);
+        // The lowest allowed integer is below −2^31 when the lower bounds let in −2^31 − 1.
+        let low = bound_past(kws, Side::Lower, &Number::from_json_text(BELOW_INT32_MIN));
+        if let Some(Bound { schema, at, text, .. }) = low {
+            let location = self.at(schema, at);
             self.emit(
                 &codes::INT_RANGE,
                 location,
@@ -1044,6 +1014,47 @@ impl<'w> Mapper<'w> {
             field,
         )
         .help = Some(format!("did you mean `{meant}`?{ty}"));
+    }
+
+    /// Warns when the bounds of a long column let in integers beyond the 64-bit range.
+    fn warn_long_range(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) {
+        let sides = [
+            (Side::Upper, ABOVE_LONG_MAX, "above 9223372036854775807 (2^63 − 1)"),
+            (Side::Lower, BELOW_LONG_MIN, "below −9223372036854775808 (−2^63)"),
+        ];
+        for (side, outside, beyond) in sides {
+            let Some(bound) = bound_past(kws, side, &Number::from_json_text(outside)) else {
+                continue;
+            };
+            let location = self.at(bound.schema, bound.at);
+            self.emit(
+                &codes::LONG_RANGE,
+                location,
+                format!("the column is long, but `{}` {} lets in integers {beyond}, which long cannot hold: records with such values go to the dead-letter queue", bound.keyword, bound.text),
+                field,
+            )
+            .help = Some("Iceberg has no wider integer: keep the bound within the long range, or, for larger values, use `\"type\": \"number\", \"multipleOf\": 1`, which is decimal(38, 0)".to_string());
+        }
+    }
+
+    /// Warns when the bounds of a decimal(38, `scale`) column let in values that need more than
+    /// 38 digits at that scale, that is values of magnitude 10^(38 − scale) or more.
+    fn warn_decimal_range(&mut self, kws: &[(SchemaId, &Keywords)], scale: u64, field: &str) {
+        let digits = MAX_SCALE.saturating_sub(scale);
+        for (side, sign, beyond) in [(Side::Upper, "", "or more"), (Side::Lower, "-", "or less")] {
+            let outside = Number::from_json_text(format!("{sign}1e{digits}"));
+            let Some(bound) = bound_past(kws, side, &outside) else {
+                continue;
+            };
+            let location = self.at(bound.schema, bound.at);
+            self.emit(
+                &codes::DECIMAL_RANGE,
+                location,
+                format!("the column is decimal(38, {scale}), which holds {digits} digits before the point, but `{}` {} lets in values of {sign}10^{digits} {beyond}: records with such values go to the dead-letter queue", bound.keyword, bound.text),
+                field,
+            )
+            .help = Some(format!("keep the bound below 10^{digits} in magnitude, or use a coarser `multipleOf`: decimal(38, s) has 38 digits, s of them after the point"));
+        }
     }
 
     /// `multipleOf` must be greater than 0 for any type (it only shapes the column for numbers).
@@ -1092,6 +1103,7 @@ impl<'w> Mapper<'w> {
             );
             return None;
         }
+        self.warn_decimal_range(kws, scale, field);
         let scale = u32::try_from(scale).unwrap_or(38);
         Some(PrimitiveType::Decimal {
             precision: 38,
@@ -1462,6 +1474,75 @@ fn first<'k, T>(
     get: fn(&Keywords) -> Option<&Keyword<T>>,
 ) -> Option<(SchemaId, &'k Keyword<T>)> {
     kws.iter().find_map(|(s, k)| get(k).map(|kw| (*s, kw)))
+}
+
+/// Which end of a column's range a bound limits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Upper,
+    Lower,
+}
+
+/// A bound that lets in values outside a column's range, for the message.
+struct Bound {
+    schema: SchemaId,
+    at: schema2iceberg_parser::json::JsonId,
+    keyword: &'static str,
+    text: String,
+}
+
+/// The bound on `side` that lets in `outside`, the first value past the column's range on that
+/// side, if one does: an inclusive bound that reaches it, or an exclusive one (a number, or
+/// draft-04's `true` flag on the inclusive bound) beyond it. With both forms written, the
+/// tighter decides, so both must let it in. No bound on that side lets in nothing here: an
+/// unbounded column is the documented default, not an overflow. Compared exactly, never as f64.
+fn bound_past(kws: &[(SchemaId, &Keywords)], side: Side, outside: &Number) -> Option<Bound> {
+    let (inclusive, exclusive, names) = match side {
+        Side::Upper => (
+            first(kws, |k| k.maximum.as_ref()),
+            first(kws, |k| k.exclusive_maximum.as_ref()),
+            ("maximum", "exclusiveMaximum"),
+        ),
+        Side::Lower => (
+            first(kws, |k| k.minimum.as_ref()),
+            first(kws, |k| k.exclusive_minimum.as_ref()),
+            ("minimum", "exclusiveMinimum"),
+        ),
+    };
+    let beyond = if side == Side::Upper {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Less
+    };
+    let lets_in = |n: &Number, strictly: bool| {
+        let order = n.cmp_exact(outside);
+        order == beyond || (!strictly && order.is_eq())
+    };
+    let flag = flag_set(exclusive);
+    let by_inclusive = inclusive
+        .filter(|(_, m)| lets_in(&m.value, flag))
+        .map(|(schema, m)| Bound {
+            schema,
+            at: m.at,
+            keyword: names.0,
+            text: shown(&m.value),
+        });
+    let numeric = exclusive.and_then(|(schema, k)| match &k.value {
+        Exclusive::Bound(b) => Some((schema, k.at, b)),
+        Exclusive::Flag(_) => None,
+    });
+    let by_exclusive = numeric
+        .filter(|(_, _, b)| lets_in(b, true))
+        .map(|(schema, at, b)| Bound {
+            schema,
+            at,
+            keyword: names.1,
+            text: shown(b),
+        });
+    match (inclusive.is_some(), numeric.is_some()) {
+        (true, true) => by_inclusive.filter(|_| by_exclusive.is_some()),
+        _ => by_inclusive.or(by_exclusive),
+    }
 }
 
 /// Whether a draft-04 `exclusiveMaximum`/`exclusiveMinimum` is `true`.
