@@ -29,6 +29,10 @@ schema2iceberg_parser::code_table! {
         "`anyOf` or `oneOf` is used for something other than making one schema nullable.",
         "Replace it with a single schema; only `anyOf`/`oneOf` of one schema plus `{\"type\": \"null\"}` has a column type.",
         r#"{"oneOf": [{"type": "string"}, {"type": "integer"}]}"#;
+    VALIDATION_ONLY_COMPOSITION = "validation-only-composition", Warning,
+        "`anyOf` or `oneOf` branches give no type and only validate records; the table is built as if the keyword were absent, a reading the channel does not document.",
+        "Nothing changes the table; the registry still enforces the branches. To rely on no undocumented reading, enforce the rule in the producer and remove the keyword.",
+        r#"{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}"#;
     ALLOF_CONFLICT = "allof-conflict", Error,
         "Two `allOf` branches give a property, or the `type`, different column types.",
         "Make the branches agree.",

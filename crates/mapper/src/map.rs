@@ -69,6 +69,8 @@ const CONSTRAINT_KEYWORDS: &[&str] = &[
     "if",
     "then",
     "else",
+    "anyOf",
+    "oneOf",
 ];
 
 pub(crate) struct Mapper<'w> {
@@ -544,11 +546,31 @@ impl<'w> Mapper<'w> {
         let doc = kws
             .iter()
             .find_map(|(_, k)| k.description.as_ref().map(|d| d.value.clone()));
-        if let Some((sid, k)) = kws
-            .iter()
-            .find(|(_, k)| k.any_of.is_some() && k.one_of.is_some())
-        {
-            let at = k.key("oneOf").unwrap_or(ws.schema(*sid)?.at);
+        // An `anyOf`/`oneOf` whose branches only validate is set aside with a warning (rule
+        // 10); the others are read as before.
+        let mut compositions = Vec::new();
+        let declared = declared_single(&kws);
+        for (sid, k) in &kws {
+            for (name, keyword) in [("anyOf", &k.any_of), ("oneOf", &k.one_of)] {
+                let Some(branches) = keyword else { continue };
+                let mut resolved = Vec::with_capacity(branches.value.len());
+                for branch in &branches.value {
+                    resolved.push((*branch, self.resolve_chain(*branch, field)?));
+                }
+                if self.only_validates(&resolved, declared) {
+                    self.warn_validation_only(*sid, name, branches, field);
+                } else {
+                    compositions.push((*sid, name, branches, resolved));
+                }
+            }
+        }
+        if let Some((sid, _, _, _)) = compositions.iter().find(|(sid, name, _, _)| {
+            *name == "oneOf" && compositions.iter().any(|(s, n, _, _)| s == sid && *n == "anyOf")
+        }) {
+            let at = ws
+                .keywords(*sid)
+                .and_then(|k| k.key("oneOf"))
+                .unwrap_or(ws.schema(*sid)?.at);
             let location = self.at(*sid, at);
             self.emit(
                 &codes::UNSUPPORTED_COMPOSITION,
@@ -558,14 +580,9 @@ impl<'w> Mapper<'w> {
             );
             return None;
         }
-        let composition = kws.iter().find_map(|(sid, k)| {
-            k.any_of
-                .as_ref()
-                .map(|c| (*sid, "anyOf", c))
-                .or_else(|| k.one_of.as_ref().map(|c| (*sid, "oneOf", c)))
-        });
-        if let Some((sid, name, branches)) = composition {
-            let mut mapped = self.map_nullable_union(sid, name, branches, &kws, field, depth)?;
+        if let Some((sid, name, branches, resolved)) = compositions.into_iter().next() {
+            let mut mapped =
+                self.map_nullable_union(sid, name, branches, resolved, &kws, field, depth)?;
             mapped.doc = doc.or(mapped.doc);
             return Some(mapped);
         }
@@ -825,21 +842,54 @@ impl<'w> Mapper<'w> {
         Some(result)
     }
 
+    /// Whether an `anyOf`/`oneOf`'s branches (each with what its `$ref` chain resolved to) only
+    /// decide which records are valid: no branch is a null branch or has a keyword that would
+    /// give the column a type other than the one `declared` beside the keyword gives it.
+    fn only_validates(
+        &self,
+        resolved: &[(SchemaId, SchemaId)],
+        declared: Option<TypeName>,
+    ) -> bool {
+        !resolved.is_empty()
+            && resolved.iter().all(|(_, r)| {
+                self.ws.keywords(*r).is_some_and(|k| {
+                    k.keys
+                        .iter()
+                        .all(|(n, _)| keeps_column(n.as_str(), k, declared))
+                })
+            })
+    }
+
+    fn warn_validation_only(
+        &mut self,
+        sid: SchemaId,
+        keyword: &str,
+        branches: &Keyword<Vec<SchemaId>>,
+        field: &str,
+    ) {
+        let location = self.at(sid, branches.at);
+        self.emit(
+            &codes::VALIDATION_ONLY_COMPOSITION,
+            location,
+            format!("`{keyword}` only validates records here (its branches give the column no type of their own, only keywords such as `required`, `not` or `pattern`): the table is built as if it were absent, and the registry's validator still enforces it; the channel documents `{keyword}` only as one schema plus `{{\"type\": \"null\"}}`, so this reading is ours"),
+            field,
+        )
+        .help = Some(format!("records that fail `{keyword}` go to the dead-letter queue; to rely on no undocumented reading, remove `{keyword}` and enforce the rule in the producer"));
+    }
+
+    #[allow(clippy::too_many_arguments)] // the union's place, its branches and the column's
     fn map_nullable_union(
         &mut self,
         sid: SchemaId,
         keyword: &str,
         branches: &Keyword<Vec<SchemaId>>,
+        resolved: Vec<(SchemaId, SchemaId)>,
         kws: &[(SchemaId, &Keywords)],
         field: &str,
         depth: usize,
     ) -> Option<Mapped> {
         let ws = self.ws;
         let location = self.at(sid, branches.at);
-        let mut resolved = Vec::new();
-        for branch in &branches.value {
-            resolved.push((*branch, self.resolve_chain(*branch, field)?));
-        }
         let is_null_branch = |id: SchemaId| {
             ws.keywords(id).is_some_and(|k| {
                 k.types
@@ -1474,6 +1524,49 @@ fn first<'k, T>(
     get: fn(&Keywords) -> Option<&Keyword<T>>,
 ) -> Option<(SchemaId, &'k Keyword<T>)> {
     kws.iter().find_map(|(s, k)| get(k).map(|kw| (*s, kw)))
+}
+
+/// The one non-null type that the parts declare, when every typed part allows it.
+fn declared_single(kws: &[(SchemaId, &Keywords)]) -> Option<TypeName> {
+    let mut typed = kws.iter().filter_map(|(_, k)| k.types.as_ref());
+    let mut non_null = typed.next()?.value.iter().filter(|t| **t != TypeName::Null);
+    let declared = *non_null.next()?;
+    if non_null.next().is_some() {
+        return None;
+    }
+    typed
+        .all(|other| other.value.contains(&declared))
+        .then_some(declared)
+}
+
+/// Whether keyword `name` of an `anyOf`/`oneOf` branch `k` leaves the column as the `declared`
+/// type beside the composition gives it (rules 3–5): a validation keyword, a `type` that allows
+/// the declared one, or a keyword that shapes only another type's column (a `format` other
+/// than the five of rule 3 on a string, `maximum` on a number).
+fn keeps_column(name: &str, k: &Keywords, declared: Option<TypeName>) -> bool {
+    if !TYPE_GIVING_KEYWORDS.contains(&name) {
+        return true;
+    }
+    let Some(declared) = declared else {
+        return false;
+    };
+    match name {
+        "type" => k.types.as_ref().is_some_and(|t| {
+            t.value.contains(&declared)
+                || (declared == TypeName::Integer && t.value.contains(&TypeName::Number))
+        }),
+        "format" => {
+            declared != TypeName::String
+                || k.format
+                    .as_ref()
+                    .is_some_and(|f| !TYPE_GIVING_FORMATS.iter().any(|(g, _)| *g == f.value))
+        }
+        "minimum" => true,
+        "maximum" | "exclusiveMaximum" => declared != TypeName::Integer,
+        "multipleOf" => declared != TypeName::Number,
+        "contentEncoding" | "encoding" => declared != TypeName::String,
+        _ => false,
+    }
 }
 
 /// Which end of a column's range a bound limits.
