@@ -131,6 +131,19 @@ fn short_json(value: &JsonValue) -> String {
     }
 }
 
+/// Values for a message: one as it is written, several as a list cut after three.
+fn shown_values<'v>(values: impl ExactSizeIterator<Item = &'v JsonValue>) -> String {
+    let count = values.len();
+    let mut shown: Vec<String> = values.take(3).map(short_json).collect();
+    if count == 1 {
+        return shown.pop().unwrap_or_default();
+    }
+    if count > 3 {
+        shown.push("…".to_string());
+    }
+    format!("[{}]", shown.join(", "))
+}
+
 /// Keywords that give a column its type. An `anyOf`/`oneOf` whose branches have none of them
 /// only validates records.
 const TYPE_GIVING_KEYWORDS: &[&str] = &[
@@ -636,7 +649,10 @@ impl<'w> Mapper<'w> {
                 self.emit(
                     &codes::TYPE_IMPLIED,
                     location,
-                    format!("no `type`: string is implied by `{keyword}`"),
+                    format!(
+                        "no `type`: `{keyword}` {} makes the column a string, as `enum` and `const` map to string whatever their values (the channel stores enum values as strings)",
+                        shown_values(values.iter().map(|v| ws.json_value(doc_id, *v)))
+                    ),
                     field,
                 );
             }
