@@ -7,8 +7,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::json::JsonValue;
 use schema2iceberg_parser::{
-    suggest, Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Number, Property, SchemaId,
-    SchemaKind, Site, TypeName, Workspace,
+    suggest, Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Number, Property,
+    SchemaId, SchemaKind, Site, TypeName, Workspace,
 };
 
 use crate::codes;
@@ -170,8 +170,7 @@ const TYPE_GIVING_KEYWORDS: &[&str] = &[
 /// Whether a keyword beside `$ref` would change the column or which records are valid if it
 /// were not ignored: what gives a type, and what validates.
 fn changes_column(name: &str) -> bool {
-    (TYPE_GIVING_KEYWORDS.contains(&name) && name != "$ref")
-        || CONSTRAINT_KEYWORDS.contains(&name)
+    (TYPE_GIVING_KEYWORDS.contains(&name) && name != "$ref") || CONSTRAINT_KEYWORDS.contains(&name)
 }
 
 const UNENFORCED: &[&str] = &["not", "if", "then", "else", "dependencies"];
@@ -578,7 +577,10 @@ impl<'w> Mapper<'w> {
             }
         }
         if let Some((sid, _, _, _)) = compositions.iter().find(|(sid, name, _, _)| {
-            *name == "oneOf" && compositions.iter().any(|(s, n, _, _)| s == sid && *n == "anyOf")
+            *name == "oneOf"
+                && compositions
+                    .iter()
+                    .any(|(s, n, _, _)| s == sid && *n == "anyOf")
         }) {
             let at = ws
                 .keywords(*sid)
@@ -1042,7 +1044,10 @@ impl<'w> Mapper<'w> {
         }
         // The lowest allowed integer is below −2^31 when the lower bounds let in −2^31 − 1.
         let low = bound_past(kws, Side::Lower, &Number::from_json_text(BELOW_INT32_MIN));
-        if let Some(Bound { schema, at, text, .. }) = low {
+        if let Some(Bound {
+            schema, at, text, ..
+        }) = low
+        {
             let location = self.at(schema, at);
             self.emit(
                 &codes::INT_RANGE,
@@ -1085,8 +1090,16 @@ impl<'w> Mapper<'w> {
     /// Warns when the bounds of a long column let in integers beyond the 64-bit range.
     fn warn_long_range(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) {
         let sides = [
-            (Side::Upper, ABOVE_LONG_MAX, "above 9223372036854775807 (2^63 − 1)"),
-            (Side::Lower, BELOW_LONG_MIN, "below −9223372036854775808 (−2^63)"),
+            (
+                Side::Upper,
+                ABOVE_LONG_MAX,
+                "above 9223372036854775807 (2^63 − 1)",
+            ),
+            (
+                Side::Lower,
+                BELOW_LONG_MIN,
+                "below −9223372036854775808 (−2^63)",
+            ),
         ];
         for (side, outside, beyond) in sides {
             let Some(bound) = bound_past(kws, side, &Number::from_json_text(outside)) else {

@@ -108,8 +108,16 @@ mod tests {
     #[test]
     fn leaves_other_names_alone() {
         for word in [
-            "date-time", "uri", "email", "ipv4", "hostname", "binary", "int64", "timestamp",
-            "duration", "",
+            "date-time",
+            "uri",
+            "email",
+            "ipv4",
+            "hostname",
+            "binary",
+            "int64",
+            "timestamp",
+            "duration",
+            "",
         ] {
             assert_eq!(closest(word, FORMATS), None, "{word}");
         }

@@ -12,12 +12,12 @@ use crate::diagnostic::{Diagnostic, Location};
 use crate::draft::{DeclaredDraft, Draft};
 use crate::json::{self, JsonDoc, JsonErrorKind, JsonId, JsonValue, Member};
 use crate::pointer;
-use crate::suggest::suggest_type;
 use crate::schema::{
     DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId, SchemaKind,
     Site, TypeName,
 };
 use crate::span::{LineIndex, Span};
+use crate::suggest::suggest_type;
 
 /// Most documents one compile may load through file references.
 pub const MAX_DOCUMENTS: usize = 1_000;
