@@ -567,12 +567,24 @@ fn pair(
     let mut notes = choice.notes.clone();
     match (old, new) {
         (Ok(old), Ok(new)) => {
-            let mut changes = compare(&old, &new, &choice.formats());
+            let formats = choice.formats();
+            let mut changes = compare(&old, &new, &formats);
             if old.kind == "iceberg-schema" {
                 // An Iceberg schema JSON carries no partition spec, so there is nothing to compare.
                 changes.retain(|c| c.change.kind != ChangeKind::PartitionChanged);
                 notes.push(format!(
                     "the partition spec is not compared: `{}` is an Iceberg schema, which carries none (give the table metadata to compare it)",
+                    old.display
+                ));
+            }
+            if old.kind != "json-schema"
+                && formats.contains(&RecordFormat::Json)
+                && !changes.is_empty()
+            {
+                // The channel validates against the JSON Schema it was created with, which a
+                // table does not hold.
+                notes.push(format!(
+                    "`{}` is an Iceberg table, not the schema the channel validates against: the verdicts for JSON records are judged from the column types alone",
                     old.display
                 ));
             }
