@@ -249,7 +249,9 @@ fn load(
                 }),
                 Err(e) => Err(NotCompiled::one(
                     display,
-                    format!("`{display}` looks like Iceberg table metadata, but it is not valid: {e}"),
+                    format!(
+                        "`{display}` looks like Iceberg table metadata, but it is not valid: {e}"
+                    ),
                 )),
             };
         }
@@ -273,7 +275,12 @@ fn load(
         std::path::absolute(path_for_refs).unwrap_or_else(|_| path_for_refs.to_path_buf());
     let base = Url::from_file_path(&absolute)
         .or_else(|()| Url::parse("file:///schema.json"))
-        .map_err(|e| NotCompiled::one(display, format!("cannot make a base URI for `{display}`: {e}")))?;
+        .map_err(|e| {
+            NotCompiled::one(
+                display,
+                format!("cannot make a base URI for `{display}`: {e}"),
+            )
+        })?;
     let ws = Workspace::from_bytes(
         display,
         bytes,
@@ -435,9 +442,7 @@ fn record_format(request: &DiffRequest, channel_configs: &[PathBuf]) -> FormatCh
         }
         [] => FormatChoice {
             format: request.record_format,
-            from: request
-                .record_format
-                .map(|_| "--record-format".to_string()),
+            from: request.record_format.map(|_| "--record-format".to_string()),
             notes,
         },
         _ => {
@@ -455,7 +460,12 @@ fn record_format(request: &DiffRequest, channel_configs: &[PathBuf]) -> FormatCh
 }
 
 /// The configuration's mistakes, rendered under one `error:` line.
-fn config_error(display: &str, text: &str, diagnostics: &[schema2iceberg_parser::Diagnostic], color: bool) -> DiffError {
+fn config_error(
+    display: &str,
+    text: &str,
+    diagnostics: &[schema2iceberg_parser::Diagnostic],
+    color: bool,
+) -> DiffError {
     let mut message = format!("`{display}` has mistakes, so nothing was compared:\n");
     for d in diagnostics {
         message.push_str(&render::diagnostic(Some(text), d, color));
@@ -811,11 +821,7 @@ fn table_text(change: &Change) -> &'static str {
 }
 
 fn verdict_text(verdict: &ChannelVerdict) -> String {
-    format!(
-        "{}: {}",
-        records_text(verdict.records),
-        verdict.reason
-    )
+    format!("{}: {}", records_text(verdict.records), verdict.reason)
 }
 
 fn iceberg_text(change: &Change) -> &'static str {
@@ -960,9 +966,7 @@ fn escape_message(text: &str) -> String {
 
 /// Escapes a GitHub workflow command's property.
 fn escape_property(text: &str) -> String {
-    escape_message(text)
-        .replace(',', "%2C")
-        .replace(':', "%3A")
+    escape_message(text).replace(',', "%2C").replace(':', "%3A")
 }
 
 fn github(files: &[FileDiff], fail_on: FailOn, level: FailLevel) -> String {
@@ -1021,10 +1025,9 @@ fn github(files: &[FileDiff], fail_on: FailOn, level: FailLevel) -> String {
                 message.push_str(&format!(" ({})", format_line(file)));
             }
             let place = match (&c.file, c.line, c.column) {
-                (Some(file), Some(line), Some(column)) => format!(
-                    " file={},line={line},col={column},",
-                    escape_property(file)
-                ),
+                (Some(file), Some(line), Some(column)) => {
+                    format!(" file={},line={line},col={column},", escape_property(file))
+                }
                 _ => " ".to_string(),
             };
             out.push_str(&format!(

@@ -131,17 +131,37 @@ fn every_usage_error_starts_with_error() {
                 "testdata/no-such-dir",
             ],
         ),
-        ("testdata/check/msk-repo", vec!["check", "--deny", "no-such-code"]),
         (
             "testdata/check/msk-repo",
-            vec!["check", "--allow", "uppercase-name", "--deny", "uppercase-name"],
+            vec!["check", "--deny", "no-such-code"],
         ),
-        ("testdata/check/kinesis-repo", vec!["check", "--partition", "event_time"]),
-        ("testdata/check/kinesis-repo", vec!["check", "no-such-dir"]),
-        ("testdata/check/kinesis-repo", vec!["check", "--config", "nope.toml"]),
+        (
+            "testdata/check/msk-repo",
+            vec![
+                "check",
+                "--allow",
+                "uppercase-name",
+                "--deny",
+                "uppercase-name",
+            ],
+        ),
         (
             "testdata/check/kinesis-repo",
-            vec!["check", "schemas/clicks.json", "--channel-config", "nope.json"],
+            vec!["check", "--partition", "event_time"],
+        ),
+        ("testdata/check/kinesis-repo", vec!["check", "no-such-dir"]),
+        (
+            "testdata/check/kinesis-repo",
+            vec!["check", "--config", "nope.toml"],
+        ),
+        (
+            "testdata/check/kinesis-repo",
+            vec![
+                "check",
+                "schemas/clicks.json",
+                "--channel-config",
+                "nope.json",
+            ],
         ),
         (".", vec!["diff", "testdata/diff-cli/event-v1.json"]),
         (
@@ -154,15 +174,12 @@ fn every_usage_error_starts_with_error() {
         ),
         (
             ".",
-            vec![
-                "diff",
-                "a.json",
-                "b.json",
-                "--record-format",
-                "avro",
-            ],
+            vec!["diff", "a.json", "b.json", "--record-format", "avro"],
         ),
-        ("testdata/check/bad-config", vec!["diff", "a.json", "b.json"]),
+        (
+            "testdata/check/bad-config",
+            vec!["diff", "a.json", "b.json"],
+        ),
         ("<outside-git>", vec!["diff", "--git", "HEAD"]),
     ];
     let mut seen = String::new();

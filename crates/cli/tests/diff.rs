@@ -145,10 +145,8 @@ fn a_side_that_does_not_compile_is_not_compared() {
 /// `--git` outside a repository: one line, not git's usage text.
 #[test]
 fn git_mode_outside_a_repository_says_so_in_one_line() {
-    let dir = std::env::temp_dir().join(format!(
-        "schema2iceberg-diff-no-git-{}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("schema2iceberg-diff-no-git-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     // GIT_CEILING_DIRECTORIES would be needed if the temporary folder were inside a repository.

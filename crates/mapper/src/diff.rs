@@ -327,14 +327,25 @@ impl Walk<'_> {
     }
 
     /// The constraints of the struct that holds `path` (the root for a top-level column).
-    fn parent_constraint(&self, side: &HashMap<&str, &ColumnSource>, path: &str, key: &str) -> Option<String> {
+    fn parent_constraint(
+        &self,
+        side: &HashMap<&str, &ColumnSource>,
+        path: &str,
+        key: &str,
+    ) -> Option<String> {
         let parent = path.rsplit_once('.').map_or("", |(p, _)| p);
-        side.get(parent).and_then(|c| c.constraints.get(key).cloned())
+        side.get(parent)
+            .and_then(|c| c.constraints.get(key).cloned())
     }
 
     /// Whether the struct holding `path` lists `name` in its `required`, on that side; `None`
     /// when the side is an Iceberg table.
-    fn listed_required(&self, side: &HashMap<&str, &ColumnSource>, path: &str, name: &str) -> Option<bool> {
+    fn listed_required(
+        &self,
+        side: &HashMap<&str, &ColumnSource>,
+        path: &str,
+        name: &str,
+    ) -> Option<bool> {
         if side.is_empty() {
             return None;
         }
@@ -1054,7 +1065,12 @@ fn decimal(text: &str) -> Option<(u128, i64)> {
         None => (text, 0),
     };
     let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    if !whole.bytes().chain(fraction.bytes()).all(|c| c.is_ascii_digit()) || whole.is_empty() {
+    if !whole
+        .bytes()
+        .chain(fraction.bytes())
+        .all(|c| c.is_ascii_digit())
+        || whole.is_empty()
+    {
         return None;
     }
     let digits = format!("{whole}{fraction}");
@@ -1085,11 +1101,7 @@ fn partition_fields(side: &Side<'_>) -> Vec<String> {
 
 /// The partition spec compared by source column path and transform; partition field names and
 /// ids are the channel's own and differ between tables without changing the layout.
-fn partition_change(
-    old: &Side<'_>,
-    new: &Side<'_>,
-    formats: &[RecordFormat],
-) -> Option<Change> {
+fn partition_change(old: &Side<'_>, new: &Side<'_>, formats: &[RecordFormat]) -> Option<Change> {
     let before = partition_fields(old);
     let after = partition_fields(new);
     if before == after {
