@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use iceberg::spec::{PartitionSpec, Schema, TableMetadata};
+use schema2iceberg_mapper::channel::{check_channel_configs, RecordFormat};
 use schema2iceberg_mapper::diff::{
-    diff, fails, Change, ChangeKind, ChannelVerdict, FailOn, IcebergVerdict, Side,
+    diff, fails, Change, ChangeKind, ChannelVerdict, FailOn, IcebergVerdict, Records, Side,
+    TableVerdict,
 };
 use schema2iceberg_mapper::{compile, ColumnSource, CompileOptions, Compiled};
-use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
+use schema2iceberg_parser::{Draft, JsonFile, LoadOptions, Severity, Url, Workspace};
 use serde::Serialize;
 
 use crate::check::config::{self, Config};
@@ -29,8 +31,12 @@ pub enum DiffFormat {
 /// The level at which `diff` exits with 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailLevel {
-    /// Any change that needs a new channel and table (doc-only and table-neutral changes do not).
+    /// Any change to the table, which only a new channel creates (doc-only and table-neutral
+    /// changes do not fail).
     TableChange,
+    /// Any change that can send records produced under NEW to the dead-letter queue, for the
+    /// record format (for either, when it is not known).
+    DeadLetter,
     /// Only changes that Iceberg's schema evolution forbids.
     IcebergIncompatible,
     /// Report, and exit 0.
@@ -46,8 +52,29 @@ impl DiffRequest {
             git: None,
             partition: None,
             draft: None,
+            record_format: None,
             fail_on: FailLevel::TableChange,
             color: false,
+        }
+    }
+}
+
+/// The record format flag: how the channel's records are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RecordFormatFlag {
+    /// Plain JSON records (Kinesis `RecordFormatType` and MSK `ValueConverter` `JSON`).
+    Json,
+    /// Records framed by the Glue Schema Registry serializer (Kinesis `GSR_JSON`, MSK
+    /// `JSON_SCHEMA_GSR`).
+    GsrJson,
+}
+
+impl RecordFormatFlag {
+    /// The mapper's record format.
+    pub fn format(self) -> RecordFormat {
+        match self {
+            RecordFormatFlag::Json => RecordFormat::Json,
+            RecordFormatFlag::GsrJson => RecordFormat::GsrJson,
         }
     }
 }
@@ -57,6 +84,7 @@ impl FailLevel {
     pub fn as_str(self) -> &'static str {
         match self {
             FailLevel::TableChange => "table-change",
+            FailLevel::DeadLetter => "dead-letter",
             FailLevel::IcebergIncompatible => "iceberg-incompatible",
             FailLevel::Never => "never",
         }
@@ -65,6 +93,7 @@ impl FailLevel {
     fn fail_on(self) -> FailOn {
         match self {
             FailLevel::TableChange => FailOn::TableChange,
+            FailLevel::DeadLetter => FailOn::DeadLetter,
             FailLevel::IcebergIncompatible => FailOn::IcebergIncompatible,
             FailLevel::Never => FailOn::Never,
         }
@@ -84,6 +113,9 @@ pub struct DiffRequest {
     pub partition: Option<String>,
     /// The draft override, for both sides.
     pub draft: Option<Draft>,
+    /// `--record-format`: for a schema whose channel configuration `schema2iceberg.toml` does
+    /// not name (the configuration wins where it does).
+    pub record_format: Option<RecordFormat>,
     /// When to exit 1.
     pub fail_on: FailLevel,
     /// Color text output.
@@ -112,10 +144,11 @@ struct Loaded {
     columns: Vec<ColumnSource>,
 }
 
-/// What a side failed with: its diagnostics, rendered.
+/// What a side failed with: its diagnostics, rendered, and one line for each.
 struct NotCompiled {
     display: String,
     rendered: String,
+    lines: Vec<String>,
 }
 
 /// The comparison of one pair of files.
@@ -128,6 +161,13 @@ pub struct FileDiff {
     pub new: Option<String>,
     /// `changed`, `added`, `removed`, or `not-compiled`.
     pub status: String,
+    /// The channel's record format, when known; each change then has the channel verdict for
+    /// it, and otherwise one for each format.
+    pub record_format: Option<RecordFormat>,
+    /// Where the record format comes from: a channel configuration's path, or
+    /// `--record-format`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_format_from: Option<String>,
     /// What OLD is: `json-schema`, `iceberg-table-metadata` or `iceberg-schema`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub old_kind: Option<String>,
@@ -136,6 +176,10 @@ pub struct FileDiff {
     /// Why a side could not be compared, when it could not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// The errors of a side that does not compile, one line each (`file:line:col: error[code]:
+    /// message`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
     /// What was not compared, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -203,12 +247,12 @@ fn load(
                     spec: metadata.default_partition_spec().as_ref().clone(),
                     columns: Vec::new(),
                 }),
-                Err(e) => Err(NotCompiled {
-                    display: display.to_string(),
-                    rendered: format!(
-                        "`{display}` looks like Iceberg table metadata, but it is not valid: {e}\n"
+                Err(e) => Err(NotCompiled::one(
+                    display,
+                    format!(
+                        "`{display}` looks like Iceberg table metadata, but it is not valid: {e}"
                     ),
-                }),
+                )),
             };
         }
         if is_iceberg_schema(&value) {
@@ -220,12 +264,10 @@ fn load(
                     schema,
                     columns: Vec::new(),
                 }),
-                Err(e) => Err(NotCompiled {
-                    display: display.to_string(),
-                    rendered: format!(
-                        "`{display}` looks like an Iceberg schema, but it is not valid: {e}\n"
-                    ),
-                }),
+                Err(e) => Err(NotCompiled::one(
+                    display,
+                    format!("`{display}` looks like an Iceberg schema, but it is not valid: {e}"),
+                )),
             };
         }
     }
@@ -233,9 +275,11 @@ fn load(
         std::path::absolute(path_for_refs).unwrap_or_else(|_| path_for_refs.to_path_buf());
     let base = Url::from_file_path(&absolute)
         .or_else(|()| Url::parse("file:///schema.json"))
-        .map_err(|e| NotCompiled {
-            display: display.to_string(),
-            rendered: format!("cannot make a base URI for `{display}`: {e}\n"),
+        .map_err(|e| {
+            NotCompiled::one(
+                display,
+                format!("cannot make a base URI for `{display}`: {e}"),
+            )
         })?;
     let ws = Workspace::from_bytes(
         display,
@@ -264,10 +308,11 @@ fn load(
         }),
         _ => {
             let mut rendered = String::new();
+            let mut lines = Vec::new();
             for d in compiled
                 .diagnostics
                 .iter()
-                .filter(|d| d.severity == schema2iceberg_parser::Severity::Error)
+                .filter(|d| d.severity == Severity::Error)
             {
                 let source = ws
                     .documents()
@@ -276,11 +321,27 @@ fn load(
                     .and_then(|doc| doc.text_str());
                 rendered.push_str(&render::diagnostic(source, d, color));
                 rendered.push('\n');
+                lines.push(format!(
+                    "{}:{}:{}: error[{}]: {}",
+                    d.location.file, d.location.line, d.location.column, d.code, d.message
+                ));
             }
             Err(NotCompiled {
                 display: display.to_string(),
                 rendered,
+                lines,
             })
+        }
+    }
+}
+
+impl NotCompiled {
+    /// A side that failed for one reason, not with diagnostics.
+    fn one(display: &str, message: String) -> NotCompiled {
+        NotCompiled {
+            display: display.to_string(),
+            rendered: format!("error: {message}\n"),
+            lines: vec![message],
         }
     }
 }
@@ -301,7 +362,7 @@ fn report_changes(changes: Vec<Change>) -> Vec<ChangeReport> {
         .collect()
 }
 
-fn compare(old: &Loaded, new: &Loaded) -> Vec<ChangeReport> {
+fn compare(old: &Loaded, new: &Loaded, formats: &[RecordFormat]) -> Vec<ChangeReport> {
     let old_side = Side {
         schema: &old.schema,
         partition_spec: &old.spec,
@@ -312,24 +373,116 @@ fn compare(old: &Loaded, new: &Loaded) -> Vec<ChangeReport> {
         partition_spec: &new.spec,
         columns: &new.columns,
     };
-    report_changes(diff(&old_side, &new_side))
+    report_changes(diff(&old_side, &new_side, formats))
+}
+
+/// The record format of one schema's channel, and where it comes from.
+struct FormatChoice {
+    format: Option<RecordFormat>,
+    from: Option<String>,
+    notes: Vec<String>,
+}
+
+impl FormatChoice {
+    /// The formats to give verdicts for: the known one, or both.
+    fn formats(&self) -> Vec<RecordFormat> {
+        match self.format {
+            Some(format) => vec![format],
+            None => vec![RecordFormat::Json, RecordFormat::GsrJson],
+        }
+    }
+}
+
+fn shown_path(path: &Path, dir: &Path) -> String {
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    path.strip_prefix(&dir)
+        .unwrap_or(&path)
+        .display()
+        .to_string()
+}
+
+/// The record format from the channel configurations that `schema2iceberg.toml` names for the
+/// schema (`RecordFormatType`, `ValueConverter`), else from `--record-format`. Neither: `None`,
+/// and every change gets a verdict for each format rather than a guess.
+fn record_format(request: &DiffRequest, channel_configs: &[PathBuf]) -> FormatChoice {
+    let mut notes = Vec::new();
+    let mut files = Vec::new();
+    for path in channel_configs {
+        let shown = shown_path(path, &request.dir);
+        match std::fs::read(path) {
+            Ok(bytes) => files.push(JsonFile::parse(shown, bytes).0),
+            Err(e) => notes.push(format!(
+                "the channel configuration `{shown}` cannot be read ({e}), so its record format is not known"
+            )),
+        }
+    }
+    let found = check_channel_configs(&files).record_formats;
+    let mut formats: Vec<RecordFormat> = found.iter().map(|(f, _)| *f).collect();
+    formats.sort();
+    formats.dedup();
+    let from_config: Vec<String> = found
+        .iter()
+        .map(|(_, at)| format!("{}:{}:{}", at.file, at.line, at.column))
+        .collect();
+    match formats.as_slice() {
+        [format] => {
+            if let Some(flag) = request.record_format.filter(|f| f != format) {
+                notes.push(format!(
+                    "`--record-format {}` is not used for this schema: its channel configuration says {}",
+                    flag.as_str(),
+                    format.api_names()
+                ));
+            }
+            FormatChoice {
+                format: Some(*format),
+                from: from_config.first().cloned(),
+                notes,
+            }
+        }
+        [] => FormatChoice {
+            format: request.record_format,
+            from: request.record_format.map(|_| "--record-format".to_string()),
+            notes,
+        },
+        _ => {
+            notes.push(format!(
+                "the channel configurations name more than one record format ({}), so the verdicts are given for each",
+                from_config.join(", ")
+            ));
+            FormatChoice {
+                format: None,
+                from: None,
+                notes,
+            }
+        }
+    }
+}
+
+/// The configuration's mistakes, rendered under one `error:` line.
+fn config_error(
+    display: &str,
+    text: &str,
+    diagnostics: &[schema2iceberg_parser::Diagnostic],
+    color: bool,
+) -> DiffError {
+    let mut message = format!("`{display}` has mistakes, so nothing was compared:\n");
+    for d in diagnostics {
+        message.push_str(&render::diagnostic(Some(text), d, color));
+        message.push('\n');
+    }
+    error(message.trim_end().to_string())
 }
 
 /// Runs `diff`.
 pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, DiffError> {
     let config = match config::find(&request.dir) {
         Some(path) => {
-            let display = path.display().to_string();
+            let display = shown_path(&path, &request.dir);
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| error(format!("cannot read `{display}`: {e}")))?;
-            config::load(&path, &display, &text).map_err(|diagnostics| {
-                let mut message = String::new();
-                for d in &diagnostics {
-                    message.push_str(&render::diagnostic(Some(&text), d, request.color));
-                    message.push('\n');
-                }
-                error(message)
-            })?
+            config::load(&path, &display, &text)
+                .map_err(|diagnostics| config_error(&display, &text, &diagnostics, request.color))?
         }
         None => Config::none(&request.dir),
     };
@@ -370,7 +523,8 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
                 &root,
                 request.color,
             );
-            files.push(pair(old, new, &mut not_compiled));
+            let choice = record_format(request, &settings.channel_configs);
+            files.push(pair(old, new, choice, &mut not_compiled));
         }
         Some(rev) => {
             for entry in git_changes(&request.dir, rev, &request.files, &config)? {
@@ -401,7 +555,7 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
             out.push('\n');
             out
         }
-        DiffFormat::Github => github(&files, fail_on),
+        DiffFormat::Github => github(&files, fail_on, request.fail_on),
     };
     Ok(Diffed {
         files,
@@ -417,12 +571,14 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
 fn pair(
     old: Result<Loaded, NotCompiled>,
     new: Result<Loaded, NotCompiled>,
+    choice: FormatChoice,
     not_compiled: &mut String,
 ) -> FileDiff {
+    let mut notes = choice.notes.clone();
     match (old, new) {
         (Ok(old), Ok(new)) => {
-            let mut changes = compare(&old, &new);
-            let mut notes = Vec::new();
+            let formats = choice.formats();
+            let mut changes = compare(&old, &new, &formats);
             if old.kind == "iceberg-schema" {
                 // An Iceberg schema JSON carries no partition spec, so there is nothing to compare.
                 changes.retain(|c| c.change.kind != ChangeKind::PartitionChanged);
@@ -431,18 +587,33 @@ fn pair(
                     old.display
                 ));
             }
+            if old.kind != "json-schema"
+                && formats.contains(&RecordFormat::Json)
+                && !changes.is_empty()
+            {
+                // The channel validates against the JSON Schema it was created with, which a
+                // table does not hold.
+                notes.push(format!(
+                    "`{}` is an Iceberg table, not the schema the channel validates against: the verdicts for JSON records are judged from the column types alone",
+                    old.display
+                ));
+            }
             FileDiff {
                 old: Some(old.display.clone()),
                 new: Some(new.display.clone()),
                 status: "changed".to_string(),
+                record_format: choice.format,
+                record_format_from: choice.from,
                 old_kind: Some(old.kind.to_string()),
                 changes,
                 problem: None,
+                errors: Vec::new(),
                 notes,
             }
         }
         (old, new) => {
             let mut problem = Vec::new();
+            let mut errors = Vec::new();
             let old_name = match &old {
                 Ok(l) => l.display.clone(),
                 Err(e) => e.display.clone(),
@@ -454,15 +625,19 @@ fn pair(
             for side in [old.err(), new.err()].into_iter().flatten() {
                 problem.push(format!("`{}` does not compile", side.display));
                 not_compiled.push_str(&side.rendered);
+                errors.extend(side.lines);
             }
             FileDiff {
                 old: Some(old_name),
                 new: Some(new_name),
                 status: "not-compiled".to_string(),
+                record_format: choice.format,
+                record_format_from: choice.from,
                 old_kind: None,
                 changes: Vec::new(),
                 problem: Some(problem.join("; ")),
-                notes: Vec::new(),
+                errors,
+                notes,
             }
         }
     }
@@ -481,13 +656,34 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, DiffError> {
         .output()
         .map_err(|e| error(format!("cannot run git: {e}")))?;
     if !output.status.success() {
-        return Err(error(format!(
-            "git {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr).trim()
-        )));
+        // git's first line says what went wrong; what follows is usage text.
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let first = stderr
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("no message");
+        return Err(error(format!("git {} failed: {first}", args.join(" "))));
     }
     Ok(output.stdout)
+}
+
+/// `--git` needs a repository: say so in one line, before git prints its usage.
+fn inside_repository(dir: &Path) -> Result<(), DiffError> {
+    let inside = Command::new("git")
+        .args(["rev-parse", "--is-inside-work-tree"])
+        .current_dir(dir)
+        .output()
+        .map_err(|e| error(format!("cannot run git: {e}")))?;
+    if inside.status.success() && String::from_utf8_lossy(&inside.stdout).trim() == "true" {
+        Ok(())
+    } else {
+        let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        Err(error(format!(
+            "--git compares with a revision, but `{}` is not inside a git repository",
+            shown.display()
+        )))
+    }
 }
 
 /// Every `*.json` file under `paths` that differs between REV and the working tree, untracked
@@ -498,6 +694,7 @@ fn git_changes(
     paths: &[PathBuf],
     config: &Config,
 ) -> Result<Vec<GitEntry>, DiffError> {
+    inside_repository(dir)?;
     let mut spec: Vec<String> = vec!["--".to_string()];
     spec.extend(paths.iter().map(|p| p.display().to_string()));
     let mut args: Vec<&str> = vec!["diff", "--name-status", "--no-renames", rev];
@@ -558,25 +755,22 @@ fn git_pair(
         .clone()
         .unwrap_or_else(|| request.dir.clone());
     let old_display = format!("{display}@{rev}");
+    let choice = record_format(request, &settings.channel_configs);
+    let unpaired = |old: Option<String>, new: Option<String>, status: &str| FileDiff {
+        old,
+        new,
+        status: status.to_string(),
+        record_format: None,
+        record_format_from: None,
+        old_kind: None,
+        changes: Vec::new(),
+        problem: None,
+        errors: Vec::new(),
+        notes: Vec::new(),
+    };
     match entry.status {
-        'A' => Ok(FileDiff {
-            old: None,
-            new: Some(display),
-            status: "added".to_string(),
-            old_kind: None,
-            changes: Vec::new(),
-            problem: None,
-            notes: Vec::new(),
-        }),
-        'D' => Ok(FileDiff {
-            old: Some(old_display),
-            new: None,
-            status: "removed".to_string(),
-            old_kind: None,
-            changes: Vec::new(),
-            problem: None,
-            notes: Vec::new(),
-        }),
+        'A' => Ok(unpaired(None, Some(display), "added")),
+        'D' => Ok(unpaired(Some(old_display), None, "removed")),
         _ => {
             let spec = format!("{rev}:./{display}");
             let old_bytes = git(&request.dir, &["show", &spec])?;
@@ -600,19 +794,34 @@ fn git_pair(
                 &root,
                 request.color,
             );
-            Ok(pair(old, new, not_compiled))
+            Ok(pair(old, new, choice, not_compiled))
         }
     }
 }
 
-fn channel_text(change: &Change) -> String {
-    match change.channel {
-        ChannelVerdict::NewChannelAndTable => "needs a new channel and a new table".to_string(),
-        ChannelVerdict::KeepsRunning if change.records_may_fail => {
-            "keeps running, but records that were valid before may now fail validation".to_string()
-        }
-        ChannelVerdict::KeepsRunning => "keeps running".to_string(),
+fn records_text(records: Records) -> &'static str {
+    match records {
+        Records::Unaffected => "unaffected",
+        Records::Delivered => "delivered",
+        Records::PropertyDropped => "delivered without the new property",
+        Records::SomeToDeadLetter => "some to the dead-letter queue",
+        Records::AllToDeadLetter => "all to the dead-letter queue",
     }
+}
+
+fn format_label(format: RecordFormat) -> String {
+    format!("{} records", format.api_names())
+}
+
+fn table_text(change: &Change) -> &'static str {
+    match change.table {
+        TableVerdict::Unchanged => "unchanged",
+        TableVerdict::Changed => "changed (only a new channel creates the new table)",
+    }
+}
+
+fn verdict_text(verdict: &ChannelVerdict) -> String {
+    format!("{}: {}", records_text(verdict.records), verdict.reason)
 }
 
 fn iceberg_text(change: &Change) -> &'static str {
@@ -629,19 +838,36 @@ fn kind_name(change: &Change) -> String {
         .unwrap_or_default()
 }
 
+/// Where the record format comes from, for the text and GitHub formats.
+fn format_line(file: &FileDiff) -> String {
+    match (file.record_format, &file.record_format_from) {
+        (Some(format), Some(from)) => format!("record format: {} (from {from})", format.api_names()),
+        (Some(format), None) => format!("record format: {}", format.api_names()),
+        (None, _) => "record format: not known (name the channel configuration in schema2iceberg.toml, or give --record-format), so the channel verdicts are given for both".to_string(),
+    }
+}
+
+fn title(file: &FileDiff) -> String {
+    match (&file.old, &file.new) {
+        (Some(old), Some(new)) => format!("{old} → {new}"),
+        (None, Some(new)) => format!("{new} (added)"),
+        (Some(old), None) => format!("{old} (removed)"),
+        (None, None) => String::new(),
+    }
+}
+
 fn text(files: &[FileDiff], not_compiled: &str, level: FailLevel) -> String {
     let mut out = String::new();
     let mut total = 0;
-    let mut new_channel = 0;
+    let mut table_changes = 0;
+    let mut dead_letter = 0;
     let mut incompatible = 0;
+    let mut not_compared = Vec::new();
     for file in files {
-        let title = match (&file.old, &file.new) {
-            (Some(old), Some(new)) => format!("{old} → {new}"),
-            (None, Some(new)) => format!("{new} (added)"),
-            (Some(old), None) => format!("{old} (removed)"),
-            (None, None) => String::new(),
-        };
-        out.push_str(&format!("{title}\n"));
+        out.push_str(&format!("{}\n", title(file)));
+        if file.status == "changed" {
+            out.push_str(&format!("  {}\n", format_line(file)));
+        }
         for note in &file.notes {
             out.push_str(&format!("  note: {note}\n"));
         }
@@ -650,10 +876,11 @@ fn text(files: &[FileDiff], not_compiled: &str, level: FailLevel) -> String {
             "removed" => out.push_str(
                 "  the schema was removed: a channel that uses it keeps the table it created\n",
             ),
-            "not-compiled" => out.push_str(&format!(
-                "  not compared: {}\n",
-                file.problem.clone().unwrap_or_default()
-            )),
+            "not-compiled" => {
+                let problem = file.problem.clone().unwrap_or_default();
+                out.push_str(&format!("  not compared: {problem}\n"));
+                not_compared.push(format!("{}: {problem}", title(file)));
+            }
             _ if file.changes.is_empty() && file.old_kind.as_deref() == Some("json-schema") => {
                 out.push_str("  no change to the table, its channel or its records\n")
             }
@@ -662,7 +889,13 @@ fn text(files: &[FileDiff], not_compiled: &str, level: FailLevel) -> String {
         }
         for c in &file.changes {
             total += 1;
-            new_channel += usize::from(c.change.channel == ChannelVerdict::NewChannelAndTable);
+            table_changes += usize::from(c.change.table == TableVerdict::Changed);
+            dead_letter += usize::from(
+                c.change
+                    .channel
+                    .iter()
+                    .any(|v| v.records.reach_dead_letter()),
+            );
             incompatible += usize::from(c.change.iceberg == IcebergVerdict::Incompatible);
             let what = match (&c.change.old, &c.change.new) {
                 (Some(o), Some(n)) => format!(": {o} → {n}"),
@@ -684,7 +917,14 @@ fn text(files: &[FileDiff], not_compiled: &str, level: FailLevel) -> String {
                         .unwrap_or_else(|| "root".to_string())
                 ));
             }
-            out.push_str(&format!("    channel: {}\n", channel_text(&c.change)));
+            out.push_str(&format!("    table: {}\n", table_text(&c.change)));
+            for verdict in &c.change.channel {
+                out.push_str(&format!(
+                    "    channel, {}: {}\n",
+                    format_label(verdict.record_format),
+                    verdict_text(verdict)
+                ));
+            }
             out.push_str(&format!("    iceberg: {}\n", iceberg_text(&c.change)));
             out.push_str(&format!("    why: {}\n", c.change.reason));
             if let Some(note) = &c.change.note {
@@ -697,46 +937,105 @@ fn text(files: &[FileDiff], not_compiled: &str, level: FailLevel) -> String {
         out.push_str(not_compiled);
         out.push('\n');
     }
-    out.push_str(&format!(
-        "{total} change(s): {new_channel} need a new channel and table, {incompatible} break Iceberg evolution (--fail-on {})\n",
+    let summary = format!(
+        "{total} change(s): {table_changes} change the table, {dead_letter} can send records to the dead-letter queue, {incompatible} break Iceberg evolution (--fail-on {})",
         level.as_str()
-    ));
+    );
+    if not_compared.is_empty() {
+        out.push_str(&format!("{summary}\n"));
+    } else if not_compared.len() == files.len() {
+        out.push_str(&format!(
+            "could not compare {} (the errors are above)\n",
+            not_compared.join("; ")
+        ));
+    } else {
+        out.push_str(&format!(
+            "{summary}\ncould not compare {} (the errors are above)\n",
+            not_compared.join("; ")
+        ));
+    }
     out
 }
 
-fn github(files: &[FileDiff], fail_on: FailOn) -> String {
+/// Escapes a GitHub workflow command's message.
+fn escape_message(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a GitHub workflow command's property.
+fn escape_property(text: &str) -> String {
+    escape_message(text).replace(',', "%2C").replace(':', "%3A")
+}
+
+fn github(files: &[FileDiff], fail_on: FailOn, level: FailLevel) -> String {
     let mut out = String::new();
-    for c in files.iter().flat_map(|f| &f.changes) {
-        let failing = fails(std::slice::from_ref(&c.change), fail_on);
-        let command = if failing { "error" } else { "notice" };
-        let mut message = format!(
-            "{}; channel: {}; iceberg: {}. {}",
-            kind_name(&c.change),
-            channel_text(&c.change),
-            iceberg_text(&c.change),
-            c.change.reason
-        );
-        if let Some(note) = &c.change.note {
-            message.push_str(&format!(" Note: {note}"));
-        }
-        let message = message
-            .replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A");
-        let place = match (&c.file, c.line, c.column) {
-            (Some(file), Some(line), Some(column)) => format!(
-                " file={},line={line},col={column},",
-                file.replace(',', "%2C").replace(':', "%3A")
-            ),
-            _ => " ".to_string(),
+    for file in files.iter().filter(|f| f.status == "not-compiled") {
+        let command = if level == FailLevel::Never {
+            "warning"
+        } else {
+            "error"
         };
+        let mut message = format!(
+            "could not compare {}: {}",
+            title(file),
+            file.problem.clone().unwrap_or_default()
+        );
+        for line in &file.errors {
+            message.push_str(&format!("\n{line}"));
+        }
         out.push_str(&format!(
-            "::{command}{place}title=diff {}::{message}\n",
-            unnamed_path(&c.change)
-                .unwrap_or(&c.change.path)
-                .replace(',', "%2C")
-                .replace(':', "%3A")
+            "::{command} title=diff::{}\n",
+            escape_message(&message)
         ));
+    }
+    for file in files {
+        for c in &file.changes {
+            let failing = fails(std::slice::from_ref(&c.change), fail_on);
+            let command = if failing { "error" } else { "notice" };
+            let mut message = format!(
+                "{}; table: {}; ",
+                kind_name(&c.change),
+                table_text(&c.change)
+            );
+            for verdict in &c.change.channel {
+                message.push_str(&format!(
+                    "channel, {}: {}; ",
+                    format_label(verdict.record_format),
+                    records_text(verdict.records)
+                ));
+            }
+            message.push_str(&format!(
+                "iceberg: {}. {}.",
+                iceberg_text(&c.change),
+                c.change.reason
+            ));
+            for verdict in &c.change.channel {
+                message.push_str(&format!(
+                    " {}: {}.",
+                    format_label(verdict.record_format),
+                    verdict.reason
+                ));
+            }
+            if let Some(note) = &c.change.note {
+                message.push_str(&format!(" Note: {note}."));
+            }
+            if c.change.channel.len() > 1 {
+                message.push_str(&format!(" ({})", format_line(file)));
+            }
+            let place = match (&c.file, c.line, c.column) {
+                (Some(file), Some(line), Some(column)) => {
+                    format!(" file={},line={line},col={column},", escape_property(file))
+                }
+                _ => " ".to_string(),
+            };
+            out.push_str(&format!(
+                "::{command}{place}title=diff {}::{}\n",
+                escape_property(unnamed_path(&c.change).unwrap_or(&c.change.path)),
+                escape_message(&message)
+            ));
+        }
     }
     out
 }

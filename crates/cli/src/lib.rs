@@ -57,11 +57,15 @@ enum Command {
 }
 
 const DIFF_HELP: &str = "\
-Both sides are compiled and their columns matched by full path. Each change gets two verdicts:
-the channel's (streaming-tables channels cannot evolve their table, so any table change needs a
-new channel and a new table; doc-only and table-neutral changes keep it running), and Iceberg's
-schema-evolution rules, for teams that manage the table themselves. OLD may also be an existing
-table's Iceberg table-metadata JSON or Iceberg schema JSON.
+Both sides are compiled and their columns matched by full path. Each change gets three verdicts:
+the table's (a channel keeps the table and the schema version it was created with, so a new
+table needs a new channel), the channel's for the record format (GSR-framed records produced
+with a new schema version go to the dead-letter queue; plain JSON records are validated against
+the old schema, and the report says what each change does to them), and Iceberg's
+schema-evolution rules, for teams that manage the table themselves. The record format comes from
+the channel configuration that schema2iceberg.toml names, else from --record-format; with
+neither, both verdicts are given. OLD may also be an existing table's Iceberg table-metadata
+JSON or Iceberg schema JSON.
 
 Examples:
   schema2iceberg diff old/event.json schemas/event.json --partition event_time
@@ -85,6 +89,10 @@ struct DiffArgs {
     /// Read both sides as this draft, whatever their $schema says.
     #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
     draft: Option<Draft>,
+    /// How the channel's records are written, for schemas whose channel configuration
+    /// schema2iceberg.toml does not name [default: verdicts for both]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    record_format: Option<diff::RecordFormatFlag>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = diff::DiffFormat::Text)]
     format: diff::DiffFormat,
@@ -234,6 +242,8 @@ pub struct Outcome {
     pub stdout: String,
     /// The process exit code.
     pub exit: u8,
+    /// Why nothing was compiled, when the request itself cannot be served (exit code 2).
+    pub usage_error: Option<String>,
 }
 
 /// Runs the command line and returns the exit code.
@@ -267,21 +277,12 @@ fn run_diff(args: DiffArgs) -> ExitCode {
         git: args.git,
         partition: args.partition,
         draft: args.draft,
+        record_format: args.record_format.map(diff::RecordFormatFlag::format),
         fail_on: args.fail_on,
         color: args.format == diff::DiffFormat::Text && color_enabled(args.color),
     };
     match diff::run_diff(&request, args.format) {
-        Ok(diffed) => {
-            let mut stdout = std::io::stdout().lock();
-            if stdout
-                .write_all(diffed.stdout.as_bytes())
-                .and_then(|()| stdout.flush())
-                .is_err()
-            {
-                return ExitCode::from(EXIT_USAGE);
-            }
-            ExitCode::from(diffed.exit)
-        }
+        Ok(diffed) => print_stdout(&diffed.stdout, diffed.exit),
         Err(e) => usage_error(&e.message),
     }
 }
@@ -311,29 +312,31 @@ fn run_check(args: CheckArgs) -> ExitCode {
         color: args.format == check::CheckFormat::Text && color_enabled(args.color),
     };
     match check::check(&request, args.format) {
-        Ok(checked) => {
-            let mut stdout = std::io::stdout().lock();
-            if stdout
-                .write_all(checked.stdout.as_bytes())
-                .and_then(|()| stdout.flush())
-                .is_err()
-            {
-                return ExitCode::from(EXIT_USAGE);
-            }
-            ExitCode::from(checked.exit)
-        }
-        Err(e) => {
-            let mut stderr = anstream::stderr();
-            let _ = writeln!(stderr, "{}", e.message);
-            ExitCode::from(EXIT_USAGE)
-        }
+        Ok(checked) => print_stdout(&checked.stdout, checked.exit),
+        Err(e) => usage_error(&e.message),
     }
 }
 
+/// Every usage and I/O error of every command ends here: one `error: ` line on standard error
+/// (a rendered config mistake follows it), and exit code 2.
 fn usage_error(message: &str) -> ExitCode {
     let mut stderr = anstream::stderr();
     let _ = writeln!(stderr, "error: {message}");
     ExitCode::from(EXIT_USAGE)
+}
+
+/// Writes a command's report and exits with `exit`; a reader that went away (`| head`) is not
+/// told, any other failure to write is an I/O error.
+fn print_stdout(text: &str, exit: u8) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::from(exit),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_USAGE),
+        Err(e) => usage_error(&format!("cannot write to standard output: {e}")),
+    }
 }
 
 fn run_compile(args: CompileArgs) -> ExitCode {
@@ -371,15 +374,10 @@ fn run_compile(args: CompileArgs) -> ExitCode {
     };
     let color = color_enabled(args.color);
     let outcome = compile_bytes(&request, bytes, args.format, color);
-    let mut stdout = std::io::stdout().lock();
-    if stdout
-        .write_all(outcome.stdout.as_bytes())
-        .and_then(|()| stdout.flush())
-        .is_err()
-    {
-        return ExitCode::from(EXIT_USAGE);
+    match &outcome.usage_error {
+        Some(message) => usage_error(message),
+        None => print_stdout(&outcome.stdout, outcome.exit),
     }
-    ExitCode::from(outcome.exit)
 }
 
 /// Compiles schema bytes and renders the result; the whole `compile` command but for reading
@@ -400,11 +398,18 @@ pub fn compile_bytes(
         None => Some(cwd.clone()),
     });
     let base = Url::from_file_path(&absolute).or_else(|()| Url::parse("file:///schema.json"));
-    let Ok(base) = base else {
-        return Outcome {
-            stdout: String::new(),
-            exit: EXIT_USAGE,
-        };
+    let base = match base {
+        Ok(base) => base,
+        Err(e) => {
+            return Outcome {
+                stdout: String::new(),
+                exit: EXIT_USAGE,
+                usage_error: Some(format!(
+                    "cannot make a base URI for `{}`: {e}",
+                    request.name
+                )),
+            }
+        }
     };
     let options = LoadOptions {
         draft: request.draft,
@@ -429,6 +434,7 @@ pub fn compile_bytes(
         } else {
             EXIT_OK
         },
+        usage_error: None,
     }
 }
 

@@ -108,6 +108,110 @@ fn usage_errors_exit_2() {
     }
 }
 
+/// Every usage error of every command, clap's and our own, starts with `error:` and exits 2:
+/// the first line of each is snapshotted with the number of lines, so a message that loses its
+/// prefix or grows into a page shows.
+#[test]
+fn every_usage_error_starts_with_error() {
+    let outside_git = std::env::temp_dir().join(format!(
+        "schema2iceberg-usage-no-git-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&outside_git).unwrap();
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        (".", vec!["compile"]),
+        (".", vec!["compile", "testdata/no-such-file.json"]),
+        (".", vec!["compile", "x.json", "--draft", "2020-12"]),
+        (
+            ".",
+            vec![
+                "compile",
+                "testdata/examples/event.json",
+                "--ref-root",
+                "testdata/no-such-dir",
+            ],
+        ),
+        (
+            "testdata/check/msk-repo",
+            vec!["check", "--deny", "no-such-code"],
+        ),
+        (
+            "testdata/check/msk-repo",
+            vec![
+                "check",
+                "--allow",
+                "uppercase-name",
+                "--deny",
+                "uppercase-name",
+            ],
+        ),
+        (
+            "testdata/check/kinesis-repo",
+            vec!["check", "--partition", "event_time"],
+        ),
+        ("testdata/check/kinesis-repo", vec!["check", "no-such-dir"]),
+        (
+            "testdata/check/kinesis-repo",
+            vec!["check", "--config", "nope.toml"],
+        ),
+        (
+            "testdata/check/kinesis-repo",
+            vec![
+                "check",
+                "schemas/clicks.json",
+                "--channel-config",
+                "nope.json",
+            ],
+        ),
+        (".", vec!["diff", "testdata/diff-cli/event-v1.json"]),
+        (
+            ".",
+            vec![
+                "diff",
+                "testdata/diff-cli/event-v1.json",
+                "testdata/diff-cli/nope.json",
+            ],
+        ),
+        (
+            ".",
+            vec!["diff", "a.json", "b.json", "--record-format", "avro"],
+        ),
+        (
+            "testdata/check/bad-config",
+            vec!["diff", "a.json", "b.json"],
+        ),
+        ("<outside-git>", vec!["diff", "--git", "HEAD"]),
+    ];
+    let mut seen = String::new();
+    for (dir, args) in &cases {
+        let cwd = if *dir == "<outside-git>" {
+            outside_git.clone()
+        } else {
+            root().join(dir)
+        };
+        let o = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+            .args(args)
+            .current_dir(&cwd)
+            .output()
+            .expect("the binary runs");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        let first = err
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .replace(&outside_git.display().to_string(), "<outside-git>");
+        seen.push_str(&format!(
+            "{} ({} line(s))\n  {first}\n",
+            args.join(" "),
+            err.lines().count()
+        ));
+    }
+    std::fs::remove_dir_all(&outside_git).unwrap();
+    insta::assert_snapshot!(seen);
+}
+
 #[test]
 fn stdin_compiles_like_a_file() {
     let bytes = std::fs::read(root().join("testdata/examples/event.json")).unwrap();

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use schema2iceberg::diff::{run_diff, DiffFormat, DiffRequest, FailLevel};
+use schema2iceberg_mapper::channel::RecordFormat;
 use schema2iceberg_parser::Draft;
 
 fn root() -> PathBuf {
@@ -64,6 +65,97 @@ fn root_keywords_are_compared() {
     );
     request.partition = None;
     insta::assert_snapshot!(check(&request));
+}
+
+/// A change of the root's `required` points at the keyword in NEW, not at the top of the file.
+#[test]
+fn root_required_points_at_the_keyword() {
+    let request = DiffRequest::new(
+        root().join("testdata/diff/root-required-changed"),
+        vec![PathBuf::from("old.json"), PathBuf::from("new.json")],
+    );
+    insta::assert_snapshot!(check(&request));
+}
+
+/// `schema2iceberg.toml` names each schema's channel configuration, and the record format is
+/// read from it: Kinesis `RecordFormatType` `JSON` here, so the verdicts say what plain JSON
+/// records produced under the new schema meet at the channel, which validates them against
+/// the old one.
+#[test]
+fn json_records_from_the_kinesis_channel_configuration() {
+    let request = DiffRequest::new(
+        root().join("testdata/diff-cli/channel-repo"),
+        vec![
+            PathBuf::from("schemas/orders-v1.json"),
+            PathBuf::from("schemas/orders-v2.json"),
+        ],
+    );
+    insta::assert_snapshot!(check(&request));
+}
+
+/// MSK `ValueConverter` `JSON_SCHEMA_GSR`: every record names its schema version, so even a doc
+/// change, registered as a new version, sends the records produced with it to the dead-letter
+/// queue.
+#[test]
+fn gsr_records_from_the_msk_channel_configuration() {
+    let request = DiffRequest::new(
+        root().join("testdata/diff-cli/channel-repo"),
+        vec![
+            PathBuf::from("schemas/payments-v1.json"),
+            PathBuf::from("schemas/payments-v2.json"),
+        ],
+    );
+    insta::assert_snapshot!(check(&request));
+}
+
+/// With no channel configuration, `--record-format` decides; a configuration that names one
+/// wins over the flag, and the report says so.
+#[test]
+fn the_flag_sets_the_record_format_where_no_configuration_does() {
+    let mut flagged = in_fixtures("event-v1.json", "event-v2.json");
+    flagged.record_format = Some(RecordFormat::GsrJson);
+    let mut overridden = DiffRequest::new(
+        root().join("testdata/diff-cli/channel-repo"),
+        vec![
+            PathBuf::from("schemas/orders-v1.json"),
+            PathBuf::from("schemas/orders-v2.json"),
+        ],
+    );
+    overridden.record_format = Some(RecordFormat::GsrJson);
+    overridden.fail_on = FailLevel::DeadLetter;
+    let text = |request: &DiffRequest| run_diff(request, DiffFormat::Text).unwrap();
+    let (a, b) = (text(&flagged), text(&overridden));
+    insta::assert_snapshot!(format!(
+        "--- event, --record-format gsr-json (exit {}) ---\n{}\n--- orders, --record-format gsr-json --fail-on dead-letter (exit {}) ---\n{}",
+        a.exit, a.stdout, b.exit, b.stdout
+    ));
+}
+
+/// A side that does not compile: the report says the pair could not be compared, and why, in
+/// every format, instead of counting zero changes.
+#[test]
+fn a_side_that_does_not_compile_is_not_compared() {
+    let request = DiffRequest::new(
+        root().join("testdata/diff-cli"),
+        vec![PathBuf::from("event-v1.json"), PathBuf::from("broken.json")],
+    );
+    insta::assert_snapshot!(check(&request));
+}
+
+/// `--git` outside a repository: one line, not git's usage text.
+#[test]
+fn git_mode_outside_a_repository_says_so_in_one_line() {
+    let dir =
+        std::env::temp_dir().join(format!("schema2iceberg-diff-no-git-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // GIT_CEILING_DIRECTORIES would be needed if the temporary folder were inside a repository.
+    let mut request = DiffRequest::new(&dir, Vec::new());
+    request.git = Some("HEAD".to_string());
+    let message = run_diff(&request, DiffFormat::Text).unwrap_err().message;
+    std::fs::remove_dir_all(&dir).unwrap();
+    let shown = message.replace(&dir.display().to_string(), "<tmp>");
+    insta::assert_snapshot!(shown);
 }
 
 #[test]

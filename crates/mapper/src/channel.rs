@@ -155,6 +155,36 @@ pub enum Shape {
     Encryption,
 }
 
+/// How a channel's records are written, which decides what a new schema version does to them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordFormat {
+    /// Plain JSON (Kinesis `RecordFormatType` and MSK `ValueConverter` `JSON`): the channel
+    /// validates every record against the schema version it was created with.
+    Json,
+    /// Framed by the Glue Schema Registry serializer (Kinesis `GSR_JSON`, MSK
+    /// `JSON_SCHEMA_GSR`): every record names the schema version it was produced with.
+    GsrJson,
+}
+
+impl RecordFormat {
+    /// The flag's spelling, `json` or `gsr-json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordFormat::Json => "json",
+            RecordFormat::GsrJson => "gsr-json",
+        }
+    }
+
+    /// The configuration values that select it, for people.
+    pub fn api_names(self) -> &'static str {
+        match self {
+            RecordFormat::Json => "JSON",
+            RecordFormat::GsrJson => "GSR_JSON / JSON_SCHEMA_GSR",
+        }
+    }
+}
+
 /// What the checks found, and the partition source that the configuration names (if any).
 #[derive(Debug, Clone, Default)]
 pub struct ChannelCheck {
@@ -162,12 +192,16 @@ pub struct ChannelCheck {
     pub diagnostics: Vec<Diagnostic>,
     /// Each `SourceName` found, with the location of its value, in file order.
     pub partition_sources: Vec<(String, Location)>,
+    /// Each streaming-table record format found (`RecordFormatType`, `ValueConverter`), with the
+    /// location of its value, in file order.
+    pub record_formats: Vec<(RecordFormat, Location)>,
 }
 
 /// Recognises each file by its shape and checks everything AWS documents.
 pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
     let mut per_file: Vec<Vec<Diagnostic>> = Vec::with_capacity(files.len());
     let mut partition_sources = Vec::new();
+    let mut record_formats = Vec::new();
     // Parts seen so far, across files, with the file that gave each.
     let mut parts: Vec<(Part, String)> = Vec::new();
     let mut first_service: Option<(Service, String)> = None;
@@ -215,6 +249,7 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
                     service,
                     diagnostics: Vec::new(),
                     sources: Vec::new(),
+                    formats: Vec::new(),
                     parts: Vec::new(),
                 };
                 checker.check(root, shape);
@@ -240,6 +275,7 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
                 }
                 checker.sources.sort_by_key(|(_, at)| at.span.start());
                 partition_sources.append(&mut checker.sources);
+                record_formats.append(&mut checker.formats);
             }
         }
         diagnostics.sort_by_key(|d| d.location.span.start());
@@ -250,6 +286,7 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
     ChannelCheck {
         diagnostics: per_file.into_iter().flatten().collect(),
         partition_sources,
+        record_formats,
     }
 }
 
@@ -477,6 +514,7 @@ struct Checker<'a> {
     service: Service,
     diagnostics: Vec<Diagnostic>,
     sources: Vec<(String, Location)>,
+    formats: Vec<(RecordFormat, Location)>,
     parts: Vec<(Part, JsonId)>,
 }
 
@@ -881,7 +919,8 @@ impl<'a> Checker<'a> {
             return;
         };
         match value {
-            "GSR_JSON" | "JSON" => {}
+            "GSR_JSON" => self.formats.push((RecordFormat::GsrJson, self.file.location(id))),
+            "JSON" => self.formats.push((RecordFormat::Json, self.file.location(id))),
             "STRING" | "BYTE_ARRAY" => self.bad(
                 &RECORD_FORMAT,
                 id,
@@ -1127,8 +1166,16 @@ impl<'a> Checker<'a> {
     fn value_converter(&mut self, id: JsonId) -> Option<&'static str> {
         let value = self.string(id, "ValueConverter")?;
         match value {
-            "JSON" => Some("JSON"),
-            "JSON_SCHEMA_GSR" => Some("JSON_SCHEMA_GSR"),
+            "JSON" => {
+                self.formats
+                    .push((RecordFormat::Json, self.file.location(id)));
+                Some("JSON")
+            }
+            "JSON_SCHEMA_GSR" => {
+                self.formats
+                    .push((RecordFormat::GsrJson, self.file.location(id)));
+                Some("JSON_SCHEMA_GSR")
+            }
             "STRING" | "BYTE_ARRAY" => {
                 self.bad(
                     &RECORD_FORMAT,

@@ -3,9 +3,14 @@
 //!
 //! Columns are matched by their full path: struct fields by name at each level, list `element`,
 //! map `key` and `value`. Field ids play no part, since each compile numbers its table afresh.
-//! The channel cannot evolve its table (facts §5), so every change to the table needs a new
-//! channel and a new table; only doc changes and validation keywords that leave the table as it
-//! is keep the channel running.
+//!
+//! A channel keeps the table and the schema version it was created with: AWS documents no
+//! schema evolution ("Delivery stopped after a schema change: schema evolution is unsupported,
+//! new-version records fail validation; revert the producer schema, or delete and recreate the
+//! channel on the new schema"). So each change gets a table verdict (does the table differ: only
+//! a new channel creates the new one) and, per record format, what the records produced under
+//! the new schema meet at the running channel: with GSR-framed records every new version is
+//! refused; with plain JSON records they are validated against the old schema.
 
 use std::cmp::Ordering;
 // Lookups only (never iterated into output), so a fast non-random hasher is safe.
@@ -14,6 +19,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use iceberg::spec::{NestedFieldRef, PartitionSpec, PrimitiveType, Schema, Type};
 use schema2iceberg_parser::{Location, Number};
 
+use crate::channel::RecordFormat;
 use crate::{ColumnSource, MAX_NESTING};
 
 /// One side of a comparison: a compiled schema, or a table that already exists.
@@ -49,14 +55,51 @@ pub enum ChangeKind {
     ConstraintChanged,
 }
 
-/// What a change does to a running channel.
+/// Whether the change alters the table that a channel creates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ChannelVerdict {
-    /// The table stays as it is, so the channel keeps delivering.
-    KeepsRunning,
-    /// The channel cannot evolve its table: it must be recreated with a new table.
-    NewChannelAndTable,
+pub enum TableVerdict {
+    /// The new schema gives the same table.
+    Unchanged,
+    /// The new schema gives another table. A channel keeps the table it created, so the new
+    /// table exists only once the channel is deleted and recreated on the new schema.
+    Changed,
+}
+
+/// What the records produced under the new schema meet at a channel created on the old one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Records {
+    /// Nothing about them changes (a doc, the order of properties, the partition spec).
+    Unaffected,
+    /// They still pass the old schema and are delivered into the old table.
+    Delivered,
+    /// They are delivered, but a property they carry has no column in the old table and is
+    /// dropped.
+    PropertyDropped,
+    /// Some of them can fail the old schema; those go to the dead-letter queue.
+    SomeToDeadLetter,
+    /// Every one of them goes to the dead-letter queue.
+    AllToDeadLetter,
+}
+
+impl Records {
+    /// Whether records can end in the dead-letter queue.
+    pub fn reach_dead_letter(self) -> bool {
+        matches!(self, Records::SomeToDeadLetter | Records::AllToDeadLetter)
+    }
+}
+
+/// What a change does at a running channel that reads one record format.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ChannelVerdict {
+    /// The record format this verdict is for.
+    pub record_format: RecordFormat,
+    /// What the records produced under the new schema meet.
+    pub records: Records,
+    /// One sentence: why, and what to do.
+    pub reason: String,
 }
 
 /// Whether Iceberg's schema evolution rules allow the change, for teams that evolve the table
@@ -87,14 +130,13 @@ pub struct Change {
     /// Iceberg table.
     #[serde(skip)]
     pub location: Option<Location>,
-    /// What the change does to the running channel.
-    pub channel: ChannelVerdict,
-    /// For a channel that keeps running: whether records valid before may now fail validation.
-    /// Always false when a new channel is needed, since that channel starts from the new schema.
-    pub records_may_fail: bool,
+    /// Whether the table differs.
+    pub table: TableVerdict,
+    /// What the change does at a running channel, for each record format asked about.
+    pub channel: Vec<ChannelVerdict>,
     /// What Iceberg's evolution rules say.
     pub iceberg: IcebergVerdict,
-    /// One sentence: why these verdicts.
+    /// One sentence: why the table and Iceberg verdicts.
     pub reason: String,
     /// What a reviewer would not see in the JSON diff, such as a type chosen by `maximum`.
     pub note: Option<String>,
@@ -103,8 +145,11 @@ pub struct Change {
 /// When `diff` should fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailOn {
-    /// On any change that needs a new channel and a new table.
+    /// On any change to the table (only a new channel creates the new table).
     TableChange,
+    /// On any change that can send records produced under the new schema to the dead-letter
+    /// queue, for any record format asked about.
+    DeadLetter,
     /// Only on changes that Iceberg's evolution rules forbid.
     IcebergIncompatible,
     /// Never.
@@ -114,9 +159,10 @@ pub enum FailOn {
 /// Whether `changes` reach `level`.
 pub fn fails(changes: &[Change], level: FailOn) -> bool {
     match level {
-        FailOn::TableChange => changes
+        FailOn::TableChange => changes.iter().any(|c| c.table == TableVerdict::Changed),
+        FailOn::DeadLetter => changes
             .iter()
-            .any(|c| c.channel == ChannelVerdict::NewChannelAndTable),
+            .any(|c| c.channel.iter().any(|v| v.records.reach_dead_letter())),
         FailOn::IcebergIncompatible => changes
             .iter()
             .any(|c| c.iceberg == IcebergVerdict::Incompatible),
@@ -125,11 +171,13 @@ pub fn fails(changes: &[Change], level: FailOn) -> bool {
 }
 
 /// Every difference between `old` and `new`: in NEW's table order, each removal where it stood
-/// in OLD, and the partition spec last.
-pub fn diff(old: &Side<'_>, new: &Side<'_>) -> Vec<Change> {
+/// in OLD, and the partition spec last. Each change gets a channel verdict for each of
+/// `formats`, in the order given.
+pub fn diff(old: &Side<'_>, new: &Side<'_>, formats: &[RecordFormat]) -> Vec<Change> {
     let mut walk = Walk {
         old: index(old.columns),
         new: index(new.columns),
+        formats,
         out: Vec::new(),
     };
     walk.constraints("", None);
@@ -140,14 +188,71 @@ pub fn diff(old: &Side<'_>, new: &Side<'_>) -> Vec<Change> {
         0,
     );
     let mut out = walk.out;
-    if let Some(change) = partition_change(old, new) {
+    if let Some(change) = partition_change(old, new, formats) {
         out.push(change);
     }
     out
 }
 
-const NEW_CHANNEL: &str =
-    "the channel cannot evolve its table: a new channel and a new table are needed";
+const NEW_TABLE: &str =
+    "the table changes, and a channel keeps the table it created: only a channel deleted and recreated on the new schema creates the new table";
+const SAME_TABLE: &str = "the table stays as it is";
+
+/// What plain JSON records produced under the new schema meet at a channel that validates them
+/// against the old one, and why.
+struct Fate {
+    records: Records,
+    reason: String,
+}
+
+impl Fate {
+    fn new(records: Records, reason: impl Into<String>) -> Fate {
+        Fate {
+            records,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The channel verdict for each record format. With GSR-framed records the verdict does not
+/// depend on the change: the record names its version, and a new version is not the one the
+/// channel was created on. A partition change is the channel's, not the schema's, and touches
+/// no record.
+fn verdicts(
+    formats: &[RecordFormat],
+    kind: ChangeKind,
+    table: TableVerdict,
+    json: Fate,
+) -> Vec<ChannelVerdict> {
+    formats
+        .iter()
+        .map(|format| match format {
+            RecordFormat::Json => ChannelVerdict {
+                record_format: *format,
+                records: json.records,
+                reason: json.reason.clone(),
+            },
+            RecordFormat::GsrJson if kind == ChangeKind::PartitionChanged => ChannelVerdict {
+                record_format: *format,
+                records: Records::Unaffected,
+                reason: PARTITION_RECORDS.to_string(),
+            },
+            RecordFormat::GsrJson => ChannelVerdict {
+                record_format: *format,
+                records: Records::AllToDeadLetter,
+                reason: format!(
+                    "every record names the schema version it was produced with, and the channel accepts only the version it was created on (schema evolution is unsupported): records produced with the new version go to the dead-letter queue; keep producers on the old version, or delete the channel and recreate it on the new schema{}",
+                    match table {
+                        TableVerdict::Changed => ", which also creates the new table",
+                        TableVerdict::Unchanged => "",
+                    }
+                ),
+            },
+        })
+        .collect()
+}
+
+const PARTITION_RECORDS: &str = "the partition spec is the channel's, not the schema's: records are validated and delivered as before, and the old table keeps its partition spec";
 
 /// How deep the walk goes. A compiled table nests at most [`MAX_NESTING`] levels and the walk
 /// only descends where both sides have the same container, so the guard only matters for two
@@ -188,10 +293,68 @@ enum Slot {
 struct Walk<'a> {
     old: HashMap<&'a str, &'a ColumnSource>,
     new: HashMap<&'a str, &'a ColumnSource>,
+    formats: &'a [RecordFormat],
     out: Vec<Change>,
 }
 
+/// A change before its channel verdicts are worked out.
+struct Found {
+    kind: ChangeKind,
+    old: Option<String>,
+    new: Option<String>,
+    location: Option<Location>,
+    table: TableVerdict,
+    json: Fate,
+    iceberg: IcebergVerdict,
+    reason: String,
+    note: Option<String>,
+}
+
 impl Walk<'_> {
+    fn record(&mut self, path: &str, found: Found) {
+        self.out.push(Change {
+            kind: found.kind,
+            path: path.to_string(),
+            old: found.old,
+            new: found.new,
+            location: found.location,
+            table: found.table,
+            channel: verdicts(self.formats, found.kind, found.table, found.json),
+            iceberg: found.iceberg,
+            reason: found.reason,
+            note: found.note,
+        });
+    }
+
+    /// The constraints of the struct that holds `path` (the root for a top-level column).
+    fn parent_constraint(
+        &self,
+        side: &HashMap<&str, &ColumnSource>,
+        path: &str,
+        key: &str,
+    ) -> Option<String> {
+        let parent = path.rsplit_once('.').map_or("", |(p, _)| p);
+        side.get(parent)
+            .and_then(|c| c.constraints.get(key).cloned())
+    }
+
+    /// Whether the struct holding `path` lists `name` in its `required`, on that side; `None`
+    /// when the side is an Iceberg table.
+    fn listed_required(
+        &self,
+        side: &HashMap<&str, &ColumnSource>,
+        path: &str,
+        name: &str,
+    ) -> Option<bool> {
+        if side.is_empty() {
+            return None;
+        }
+        Some(
+            self.parent_constraint(side, path, "required")
+                .is_some_and(|list| names_in(&list).iter().any(|n| n == name)),
+        )
+    }
+
     /// Compares the fields of two structs at `prefix`.
     fn fields(
         &mut self,
@@ -280,38 +443,72 @@ impl Walk<'_> {
                     "Iceberg can make a required column optional",
                 )
             };
-            self.push(
-                ChangeKind::NullabilityChanged,
+            let json = if new.required {
+                Fate::new(
+                    Records::Delivered,
+                    format!("records produced under the new schema always give `{path}` a value, which the old schema also accepts: they are delivered into the old table"),
+                )
+            } else {
+                Fate::new(
+                    Records::SomeToDeadLetter,
+                    format!("the old schema requires `{path}` and does not admit null: records produced under the new schema that leave it out or give null fail it and go to the dead-letter queue"),
+                )
+            };
+            let location = self.new_location(path);
+            self.record(
                 path,
-                Some(requirement(old.required).to_string()),
-                Some(requirement(new.required).to_string()),
-                iceberg,
-                why,
+                Found {
+                    kind: ChangeKind::NullabilityChanged,
+                    old: Some(requirement(old.required).to_string()),
+                    new: Some(requirement(new.required).to_string()),
+                    location,
+                    table: TableVerdict::Changed,
+                    json,
+                    iceberg,
+                    reason: format!("{NEW_TABLE}; {why}"),
+                    note: None,
+                },
             );
         }
         if let Some(moved) = moved {
-            self.push(
-                ChangeKind::ColumnMoved,
+            let location = self.new_location(path);
+            self.record(
                 path,
-                Some(moved.old),
-                Some(moved.new),
-                IcebergVerdict::Allowed,
-                "Iceberg can reorder columns, since it reads them by id",
+                Found {
+                    kind: ChangeKind::ColumnMoved,
+                    old: Some(moved.old),
+                    new: Some(moved.new),
+                    location,
+                    table: TableVerdict::Changed,
+                    json: Fate::new(
+                        Records::Unaffected,
+                        "the order of properties means nothing in a JSON record: records are validated and delivered as before, in the old table's column order",
+                    ),
+                    iceberg: IcebergVerdict::Allowed,
+                    reason: format!("{NEW_TABLE}; Iceberg can reorder columns, since it reads them by id"),
+                    note: None,
+                },
             );
         }
         if old.doc != new.doc {
-            self.out.push(Change {
-                kind: ChangeKind::DocChanged,
-                path: path.to_string(),
-                old: old.doc.clone(),
-                new: new.doc.clone(),
-                location: self.new_location(path),
-                channel: ChannelVerdict::KeepsRunning,
-                records_may_fail: false,
-                iceberg: IcebergVerdict::Allowed,
-                reason: "only the doc changes, so the channel keeps running and no record is affected; Iceberg can change a doc".to_string(),
-                note: None,
-            });
+            let location = self.new_location(path);
+            self.record(
+                path,
+                Found {
+                    kind: ChangeKind::DocChanged,
+                    old: old.doc.clone(),
+                    new: new.doc.clone(),
+                    location,
+                    table: TableVerdict::Unchanged,
+                    json: Fate::new(
+                        Records::Unaffected,
+                        "only a doc changes: records are validated and delivered as before",
+                    ),
+                    iceberg: IcebergVerdict::Allowed,
+                    reason: format!("{SAME_TABLE} but for a column doc, which the running table keeps as it was; Iceberg can change a doc"),
+                    note: None,
+                },
+            );
         }
         if !type_changed {
             // A map's `additionalProperties` is its value schema, compared as `value`.
@@ -370,27 +567,35 @@ impl Walk<'_> {
                 "Iceberg allows no type change other than int → long, float → double and a wider decimal precision".to_string(),
             ),
         };
+        let old_source = self.old.get(path).copied();
+        let new_source = self.new.get(path).copied();
         let note = match (old.field_type.as_ref(), new.field_type.as_ref()) {
-            (Type::Primitive(a), Type::Primitive(b)) => type_note(
-                a,
-                b,
-                self.old.get(path).copied(),
-                self.new.get(path).copied(),
-            ),
+            (Type::Primitive(a), Type::Primitive(b)) => type_note(a, b, old_source, new_source),
             _ => None,
         };
-        self.out.push(Change {
-            kind: ChangeKind::TypeChanged,
-            path: path.to_string(),
-            old: Some(render(&old.field_type, 0)),
-            new: Some(render(&new.field_type, 0)),
-            location: self.new_location(path),
-            channel: ChannelVerdict::NewChannelAndTable,
-            records_may_fail: false,
-            iceberg,
-            reason: format!("{NEW_CHANNEL}; {why}"),
-            note,
-        });
+        let old_type = render(&old.field_type, 0);
+        let new_type = render(&new.field_type, 0);
+        let json = type_fate(
+            path,
+            (old, old_source, &old_type),
+            (new, new_source, &new_type),
+            note.is_some(),
+        );
+        let location = self.new_location(path);
+        self.record(
+            path,
+            Found {
+                kind: ChangeKind::TypeChanged,
+                old: Some(old_type),
+                new: Some(new_type),
+                location,
+                table: TableVerdict::Changed,
+                json,
+                iceberg,
+                reason: format!("{NEW_TABLE}; {why}"),
+                note,
+            },
+        );
     }
 
     /// One change per validation keyword that differs, when both sides know their keywords.
@@ -406,34 +611,47 @@ impl Walk<'_> {
         );
         let mut keys: Vec<&String> = keys.collect();
         keys.sort();
+        let shown = if path.is_empty() {
+            "the root".to_string()
+        } else {
+            format!("`{path}`")
+        };
         for key in keys {
             let before = old.constraints.get(key);
             let after = new.constraints.get(key);
             if before == after || skip == Some(key.as_str()) {
                 continue;
             }
-            let may_fail = match (before, after) {
-                (Some(_), None) => false,
-                (Some(a), Some(b)) => !loosens(key, a, b),
-                _ => true,
-            };
-            let reason = if may_fail {
-                format!("the change to `{key}` leaves the table as it is, so the channel keeps running, but records that were valid before may now fail it and go to the dead-letter queue; Iceberg does not see validation keywords")
+            let json = if narrows(key, before, after) {
+                Fate::new(
+                    Records::Delivered,
+                    format!("the change to `{key}` of {shown} only narrows what the new schema accepts: records produced under it pass the old schema and are delivered"),
+                )
             } else {
-                format!("the change to `{key}` leaves the table as it is, so the channel keeps running, and every record that was valid before still is; Iceberg does not see validation keywords")
+                Fate::new(
+                    Records::SomeToDeadLetter,
+                    format!("the channel validates against the old `{key}` of {shown}, which records produced under the new schema can fail: those go to the dead-letter queue"),
+                )
             };
-            self.out.push(Change {
-                kind: ChangeKind::ConstraintChanged,
-                path: path.to_string(),
-                old: before.map(|v| format!("\"{key}\": {v}")),
-                new: after.map(|v| format!("\"{key}\": {v}")),
-                location: new.location.clone(),
-                channel: ChannelVerdict::KeepsRunning,
-                records_may_fail: may_fail,
-                iceberg: IcebergVerdict::Allowed,
-                reason,
-                note: None,
-            });
+            let location = new
+                .keyword_locations
+                .get(key)
+                .or(new.location.as_ref())
+                .cloned();
+            self.record(
+                path,
+                Found {
+                    kind: ChangeKind::ConstraintChanged,
+                    old: before.map(|v| format!("\"{key}\": {v}")),
+                    new: after.map(|v| format!("\"{key}\": {v}")),
+                    location,
+                    table: TableVerdict::Unchanged,
+                    json,
+                    iceberg: IcebergVerdict::Allowed,
+                    reason: format!("{SAME_TABLE}: `{key}` only validates records; Iceberg does not see validation keywords"),
+                    note: None,
+                },
+            );
         }
     }
 
@@ -450,55 +668,74 @@ impl Walk<'_> {
                 "Iceberg can add an optional column, which existing rows read as null",
             )
         };
-        self.push(
-            ChangeKind::ColumnAdded,
+        let closed = self
+            .parent_constraint(&self.old, &path, "additionalProperties")
+            .is_some_and(|v| v == "false");
+        let always = self
+            .listed_required(&self.new, &path, &field.name)
+            .unwrap_or(field.required);
+        let json = match (closed, always) {
+            (true, true) => Fate::new(
+                Records::AllToDeadLetter,
+                format!("the old schema has `additionalProperties: false` where `{path}` is added, and every record produced under the new schema carries it: they all fail the old schema and go to the dead-letter queue"),
+            ),
+            (true, false) => Fate::new(
+                Records::SomeToDeadLetter,
+                format!("the old schema has `additionalProperties: false` where `{path}` is added: records produced under the new schema that carry it fail the old schema and go to the dead-letter queue"),
+            ),
+            (false, _) => Fate::new(
+                Records::PropertyDropped,
+                format!("the old table has no column for `{path}`: records produced under the new schema are delivered without it, and its values are lost"),
+            ),
+        };
+        let location = self.new_location(&path);
+        self.record(
             &path,
-            None,
-            Some(described(field)),
-            iceberg,
-            why,
+            Found {
+                kind: ChangeKind::ColumnAdded,
+                old: None,
+                new: Some(described(field)),
+                location,
+                table: TableVerdict::Changed,
+                json,
+                iceberg,
+                reason: format!("{NEW_TABLE}; {why}"),
+                note: None,
+            },
         );
     }
 
     fn removed(&mut self, prefix: &str, field: &NestedFieldRef) {
         let path = join(prefix, &field.name);
         let location = self.old.get(path.as_str()).and_then(|c| c.location.clone());
-        self.out.push(Change {
-            kind: ChangeKind::ColumnRemoved,
-            old: Some(described(field)),
-            new: None,
-            location,
-            channel: ChannelVerdict::NewChannelAndTable,
-            records_may_fail: false,
-            iceberg: IcebergVerdict::Allowed,
-            reason: format!("{NEW_CHANNEL}; Iceberg can drop a column"),
-            note: None,
-            path,
-        });
-    }
-
-    /// A change that needs a new channel, located in NEW.
-    fn push(
-        &mut self,
-        kind: ChangeKind,
-        path: &str,
-        old: Option<String>,
-        new: Option<String>,
-        iceberg: IcebergVerdict,
-        why: &str,
-    ) {
-        self.out.push(Change {
-            kind,
-            path: path.to_string(),
-            old,
-            new,
-            location: self.new_location(path),
-            channel: ChannelVerdict::NewChannelAndTable,
-            records_may_fail: false,
-            iceberg,
-            reason: format!("{NEW_CHANNEL}; {why}"),
-            note: None,
-        });
+        let required = self
+            .listed_required(&self.old, &path, &field.name)
+            .unwrap_or(field.required);
+        let json = if required {
+            Fate::new(
+                Records::AllToDeadLetter,
+                format!("the old schema requires `{path}`, which records produced under the new schema leave out: they all fail it and go to the dead-letter queue"),
+            )
+        } else {
+            Fate::new(
+                Records::Delivered,
+                format!("the old schema lets records leave out `{path}`: records produced under the new schema are delivered, with the old column left null"),
+            )
+        };
+        self.record(
+            &path,
+            Found {
+                kind: ChangeKind::ColumnRemoved,
+                old: Some(described(field)),
+                new: None,
+                location,
+                table: TableVerdict::Changed,
+                json,
+                iceberg: IcebergVerdict::Allowed,
+                reason: format!("{NEW_TABLE}; Iceberg can drop a column"),
+                note: None,
+            },
+        );
     }
 
     fn new_location(&self, path: &str) -> Option<Location> {
@@ -669,6 +906,96 @@ fn type_note(
     }
 }
 
+/// Whether every record that the new value of `key` accepts, the old one accepts too: a keyword
+/// added, or changed to a narrower value. A removed keyword accepts more.
+fn narrows(key: &str, old: Option<&String>, new: Option<&String>) -> bool {
+    match (old, new) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(a), Some(b)) => loosens(key, b, a),
+    }
+}
+
+/// The names in a `required` constraint, one list or several merged from `allOf` parts.
+fn names_in(required: &str) -> Vec<String> {
+    required
+        .split(" & ")
+        .filter_map(|part| serde_json::from_str::<Vec<String>>(part).ok())
+        .flatten()
+        .collect()
+}
+
+/// Whether every value of `new` is a value of `old`, judged by the column types alone: a
+/// bound added (long → int), a `format` added to a string, a `multipleOf` added or made
+/// coarser.
+fn type_narrows(old: &PrimitiveType, new: &PrimitiveType) -> bool {
+    use PrimitiveType::{Date, Decimal, Double, Int, Long, String, Time, Timestamptz, Uuid};
+    match (old, new) {
+        (Long, Int) | (Double, Decimal { .. }) => true,
+        (String, Timestamptz | Date | Time | Uuid) => true,
+        (Decimal { scale: s, .. }, Decimal { scale: t, .. }) => t < s,
+        _ => false,
+    }
+}
+
+/// One side of a changed column: its field, its keywords when the side is a JSON Schema, and
+/// its rendered type.
+type TypedSide<'a> = (&'a NestedFieldRef, Option<&'a ColumnSource>, &'a str);
+
+/// What plain JSON records produced under the new schema meet when a column's type changed:
+/// they are delivered when the new schema accepts only values the old one accepts (by the types
+/// and by every keyword of the column that changed), and otherwise some can fail the old schema.
+/// `by_keyword`: the type follows from a keyword (`maximum`, `multipleOf`, `format`), which
+/// then explains the change better than the types do.
+fn type_fate(
+    path: &str,
+    (old, old_source, old_type): TypedSide<'_>,
+    (new, new_source, new_type): TypedSide<'_>,
+    by_keyword: bool,
+) -> Fate {
+    let by_type = match (old.field_type.as_ref(), new.field_type.as_ref()) {
+        (Type::Primitive(a), Type::Primitive(b)) => type_narrows(a, b),
+        _ => false,
+    };
+    let widening: Vec<String> = match (old_source, new_source) {
+        (Some(o), Some(n)) => {
+            let mut keys: Vec<&String> = o.constraints.keys().chain(n.constraints.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .filter(|k| {
+                    let (a, b) = (o.constraints.get(*k), n.constraints.get(*k));
+                    a != b && !narrows(k, a, b)
+                })
+                .map(|k| {
+                    format!(
+                        "`{k}` {} → {}",
+                        o.constraints.get(k).map_or("absent", String::as_str),
+                        n.constraints.get(k).map_or("absent", String::as_str)
+                    )
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    };
+    if by_type && widening.is_empty() {
+        return Fate::new(
+            Records::Delivered,
+            format!("every `{path}` that the new schema accepts, the old one accepts too: records produced under it are delivered into the old {old_type} column"),
+        );
+    }
+    let types = format!("a {new_type} where the old schema has {old_type}");
+    let why = match (widening.is_empty(), by_keyword) {
+        (true, _) => types,
+        (false, true) => widening.join(" and "),
+        (false, false) => format!("{types}; {}", widening.join(" and ")),
+    };
+    Fate::new(
+        Records::SomeToDeadLetter,
+        format!("the channel validates against the old schema, and records produced under the new one can give `{path}` values that it rejects ({why}): those go to the dead-letter queue"),
+    )
+}
+
 /// Whether changing `key` from `old` to `new` only accepts more records. Anything this cannot
 /// tell (a keyword merged from several `allOf` parts, `pattern`, `format`) counts as tightening.
 fn loosens(key: &str, old: &str, new: &str) -> bool {
@@ -705,8 +1032,56 @@ fn loosens(key: &str, old: &str, new: &str) -> bool {
             _ => false,
         },
         "uniqueItems" => a == serde_json::Value::Bool(true) && b == serde_json::Value::Bool(false),
+        // Every multiple of the old value is a multiple of the new one when the old value is.
+        "multipleOf" => is_multiple(old, new).unwrap_or(false),
         _ => false,
     }
+}
+
+/// Whether the positive decimal `a` is a whole multiple of `b`, exactly; `None` for a value
+/// that is not a plain positive number or too long to compare in 128 bits.
+fn is_multiple(a: &str, b: &str) -> Option<bool> {
+    let (ma, ea) = decimal(a)?;
+    let (mb, eb) = decimal(b)?;
+    if mb == 0 {
+        return None;
+    }
+    let e = ea.min(eb);
+    let scale = |m: u128, by: i64| -> Option<u128> {
+        10u128
+            .checked_pow(u32::try_from(by).ok()?)
+            .and_then(|p| m.checked_mul(p))
+    };
+    let x = scale(ma, ea - e)?;
+    let y = scale(mb, eb - e)?;
+    Some(x % y == 0)
+}
+
+/// A JSON number as mantissa and power of ten (`0.05` is 5 and -2); `None` for a negative or
+/// an oversized value.
+fn decimal(text: &str) -> Option<(u128, i64)> {
+    let (number, exponent) = match text.split_once(['e', 'E']) {
+        Some((n, e)) => (n, e.trim_start_matches('+').parse::<i64>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if !whole
+        .bytes()
+        .chain(fraction.bytes())
+        .all(|c| c.is_ascii_digit())
+        || whole.is_empty()
+    {
+        return None;
+    }
+    let digits = format!("{whole}{fraction}");
+    let mantissa = digits.trim_start_matches('0');
+    let mantissa = if mantissa.is_empty() {
+        0
+    } else {
+        mantissa.parse::<u128>().ok()?
+    };
+    let places = i64::try_from(fraction.len()).ok()?;
+    Some((mantissa, exponent.checked_sub(places)?))
 }
 
 /// `hour(event_time)`, one per partition field; empty when unpartitioned.
@@ -726,7 +1101,7 @@ fn partition_fields(side: &Side<'_>) -> Vec<String> {
 
 /// The partition spec compared by source column path and transform; partition field names and
 /// ids are the channel's own and differ between tables without changing the layout.
-fn partition_change(old: &Side<'_>, new: &Side<'_>) -> Option<Change> {
+fn partition_change(old: &Side<'_>, new: &Side<'_>, formats: &[RecordFormat]) -> Option<Change> {
     let before = partition_fields(old);
     let after = partition_fields(new);
     if before == after {
@@ -748,10 +1123,15 @@ fn partition_change(old: &Side<'_>, new: &Side<'_>) -> Option<Change> {
         old: rendered(before),
         new: rendered(after),
         location: source_location(new).or_else(|| source_location(old)),
-        channel: ChannelVerdict::NewChannelAndTable,
-        records_may_fail: false,
+        table: TableVerdict::Changed,
+        channel: verdicts(
+            formats,
+            ChangeKind::PartitionChanged,
+            TableVerdict::Changed,
+            Fate::new(Records::Unaffected, PARTITION_RECORDS),
+        ),
         iceberg: IcebergVerdict::Allowed,
-        reason: format!("{NEW_CHANNEL}; Iceberg can evolve a partition spec, and data already written keeps its old layout"),
+        reason: format!("{NEW_TABLE}; Iceberg can evolve a partition spec, and data already written keeps its old layout"),
         note: None,
     })
 }
@@ -811,6 +1191,7 @@ mod tests {
                 partition_spec: &new_spec,
                 columns: &new_columns,
             },
+            &[RecordFormat::Json],
         );
         assert_eq!(changes.len(), 1, "{changes:#?}");
         let change = changes.first().unwrap();
@@ -835,5 +1216,10 @@ mod tests {
         assert!(loosens("required", r#"["a","b"]"#, r#"["a"]"#));
         assert!(!loosens("pattern", r#""^a""#, r#""^a|b""#));
         assert!(!loosens("maximum", "5 & 6", "7"));
+        assert!(loosens("multipleOf", "0.01", "0.001"));
+        assert!(!loosens("multipleOf", "0.001", "0.01"));
+        assert!(loosens("multipleOf", "1e-1", "0.05"));
+        assert!(!loosens("multipleOf", "0.05", "0.1"));
+        assert!(!loosens("multipleOf", "-1", "1"));
     }
 }

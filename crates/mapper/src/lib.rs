@@ -79,6 +79,9 @@ pub struct ColumnSource {
     /// Keywords that constrain records without shaping the column (`pattern`, `maxLength`,
     /// `enum`, …), as compact JSON. A change here keeps the table but may reject old records.
     pub constraints: std::collections::BTreeMap<String, String>,
+    /// Where each of those keywords is written, for the root schema's own keywords: a change to
+    /// the root's `required` points there, since the root has no property name to point at.
+    pub keyword_locations: std::collections::BTreeMap<String, Location>,
 }
 
 /// The table, or the reasons there is none.

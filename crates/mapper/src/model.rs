@@ -1,7 +1,9 @@
 //! The table as the mapper builds it, before field ids: columns, lists and maps.
 
 use iceberg::spec::PrimitiveType;
-use schema2iceberg_parser::{Site, Workspace};
+use std::collections::BTreeMap;
+
+use schema2iceberg_parser::{SchemaKind, Site, Workspace};
 
 use crate::ColumnSource;
 
@@ -78,10 +80,23 @@ pub(crate) fn sources(
 ) -> Vec<ColumnSource> {
     // The root's own validation keywords (`additionalProperties: false`, `minProperties`, …)
     // decide which records are valid as much as a column's do.
+    let keyword_locations = match ws.root().and_then(|r| Some((r, ws.schema(r)?))) {
+        Some((root, schema)) => match &schema.kind {
+            SchemaKind::Object(keywords) => keywords
+                .keys
+                .iter()
+                .filter(|(name, _)| root_constraints.contains_key(name))
+                .map(|(name, at)| (name.clone(), ws.keyword_location(root, *at)))
+                .collect(),
+            _ => BTreeMap::new(),
+        },
+        None => BTreeMap::new(),
+    };
     let mut out = vec![ColumnSource {
         path: String::new(),
         location: ws.root().map(|r| ws.schema_location(r)),
         constraints: root_constraints,
+        keyword_locations,
     }];
     for column in columns {
         collect(ws, column, "", &mut out);
@@ -107,6 +122,7 @@ fn collect(ws: &Workspace, column: &Column, prefix: &str, out: &mut Vec<ColumnSo
         path: path.clone(),
         location: Some(ws.locate(column.location)),
         constraints: column.constraints.clone(),
+        keyword_locations: BTreeMap::new(),
     });
     collect_type(ws, &column.ty, &path, column.location, out);
 }
@@ -130,6 +146,7 @@ fn collect_type(ws: &Workspace, ty: &Ty, path: &str, site: Site, out: &mut Vec<C
                 path: slot_path.clone(),
                 location: Some(ws.locate(site)),
                 constraints: slot.constraints.clone(),
+                keyword_locations: BTreeMap::new(),
             });
             collect_type(ws, &slot.ty, &slot_path, site, out);
         }

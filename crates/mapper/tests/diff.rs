@@ -1,5 +1,6 @@
 //! Fixture tests for the table comparison: each `testdata/diff/<case>/` holds `old.json` and
-//! `new.json`, both are compiled, and every change with its verdicts makes one snapshot.
+//! `new.json`, both are compiled, and every change with its verdicts (the channel's for both
+//! record formats) makes one snapshot.
 //!
 //! An optional `args` file holds `--partition F` (both sides), `--old-partition F` or
 //! `--new-partition F` (one side).
@@ -10,6 +11,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use schema2iceberg_mapper::channel::RecordFormat;
 use schema2iceberg_mapper::diff::{diff, fails, FailOn, Side};
 use schema2iceberg_mapper::{compile_source, CompileOptions, Compiled};
 
@@ -69,6 +71,7 @@ fn check(dir: &Path) -> String {
             partition_spec: &new_spec,
             columns: &new.columns,
         },
+        &[RecordFormat::Json, RecordFormat::GsrJson],
     );
     let name = |v: serde_json::Value| v.as_str().expect("a kebab-case name").to_string();
     let mut out = format!("args: {}\n", words.join(" "));
@@ -77,7 +80,7 @@ fn check(dir: &Path) -> String {
     }
     for c in &changes {
         let kind = name(serde_json::to_value(c.kind).unwrap());
-        let channel = name(serde_json::to_value(c.channel).unwrap());
+        let table = name(serde_json::to_value(c.table).unwrap());
         let iceberg = name(serde_json::to_value(c.iceberg).unwrap());
         let value = |v: &Option<String>| {
             v.as_deref()
@@ -100,20 +103,27 @@ fn check(dir: &Path) -> String {
             None => writeln!(out, "  at nowhere"),
         }
         .unwrap();
-        writeln!(
-            out,
-            "  channel: {channel}, records may fail: {}\n  iceberg: {iceberg}\n  reason: {}",
-            c.records_may_fail, c.reason
-        )
-        .unwrap();
+        writeln!(out, "  table: {table}").unwrap();
+        for verdict in &c.channel {
+            writeln!(
+                out,
+                "  channel ({}): {}: {}",
+                name(serde_json::to_value(verdict.record_format).unwrap()),
+                name(serde_json::to_value(verdict.records).unwrap()),
+                verdict.reason
+            )
+            .unwrap();
+        }
+        writeln!(out, "  iceberg: {iceberg}\n  reason: {}", c.reason).unwrap();
         if let Some(note) = &c.note {
             writeln!(out, "  note: {note}").unwrap();
         }
     }
     write!(
         out,
-        "\nfails(table-change)={}, fails(iceberg-incompatible)={}, fails(never)={}\n",
+        "\nfails(table-change)={}, fails(dead-letter)={}, fails(iceberg-incompatible)={}, fails(never)={}\n",
         fails(&changes, FailOn::TableChange),
+        fails(&changes, FailOn::DeadLetter),
         fails(&changes, FailOn::IcebergIncompatible),
         fails(&changes, FailOn::Never)
     )

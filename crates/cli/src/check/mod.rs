@@ -95,7 +95,7 @@ pub struct Checked {
 /// A mistake in the request itself: exit code 2.
 #[derive(Debug, Clone)]
 pub struct UsageError {
-    /// The message for standard error (already rendered, for config diagnostics).
+    /// The message for standard error, printed after `error: `.
     pub message: String,
 }
 
