@@ -29,6 +29,10 @@ schema2iceberg_parser::code_table! {
         "`anyOf` or `oneOf` is used for something other than making one schema nullable.",
         "Replace it with a single schema; only `anyOf`/`oneOf` of one schema plus `{\"type\": \"null\"}` has a column type.",
         r#"{"oneOf": [{"type": "string"}, {"type": "integer"}]}"#;
+    VALIDATION_ONLY_COMPOSITION = "validation-only-composition", Warning,
+        "`anyOf` or `oneOf` branches give no type and only validate records; the table is built as if the keyword were absent, a reading the channel does not document.",
+        "Nothing changes the table; the registry still enforces the branches. To rely on no undocumented reading, enforce the rule in the producer and remove the keyword.",
+        r#"{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "oneOf": [{"required": ["a"]}, {"required": ["b"]}]}"#;
     ALLOF_CONFLICT = "allof-conflict", Error,
         "Two `allOf` branches give a property, or the `type`, different column types.",
         "Make the branches agree.",
@@ -37,6 +41,18 @@ schema2iceberg_parser::code_table! {
         "The column is int (from `maximum`), but the schema allows values that do not fit in 32 bits.",
         "Tighten `maximum`/`minimum` to the int32 range, or raise `maximum` above 2^31 to get long.",
         r#"{"type": "integer", "maximum": 2147483648}"#;
+    FORMAT_TYPO = "format-typo", Warning,
+        "A string's `format` is close to one that gives the column a type (`date-time`, `date`, `time`, `uuid`, `byte`), but is not it, so the column is a plain string.",
+        "Spell the format exactly as the channel maps it; formats are case-sensitive.",
+        r#"{"type": "string", "format": "datetime"}"#;
+    LONG_RANGE = "long-range", Warning,
+        "The column is long, but its bounds let in integers beyond the 64-bit range, which no Iceberg integer holds.",
+        "Keep `maximum`/`minimum` within ±2^63, or use `\"type\": \"number\", \"multipleOf\": 1` (decimal(38, 0)) for larger values.",
+        r#"{"type": "integer", "maximum": 100000000000000000000}"#;
+    DECIMAL_RANGE = "decimal-range", Warning,
+        "The column is decimal(38, s), but its bounds let in values that need more than 38 digits at that scale.",
+        "Keep the bounds below 10^(38 − s) in magnitude, or use a coarser `multipleOf`.",
+        r#"{"type": "number", "multipleOf": 0.01, "maximum": 1e40}"#;
     INVALID_MULTIPLE_OF = "invalid-multiple-of", Error,
         "`multipleOf` on a number is zero, negative, or needs a scale above 38 digits, so no decimal(38, s) fits.",
         "Use a positive `multipleOf` such as 0.01 (scale 2).",
@@ -82,9 +98,13 @@ schema2iceberg_parser::code_table! {
         "Fix the spelling, or add the property.",
         r#"{"properties": {"id": {"type": "string"}}, "required": ["ID"]}"#;
     REF_SIBLING_IGNORED = "ref-sibling-ignored", Warning,
-        "A keyword beside `$ref` would change the column, but drafts 04–07 ignore keywords beside `$ref`.",
+        "A keyword beside `$ref` would change the column or the validation, but drafts 04–07 ignore keywords beside `$ref`.",
         "Move the keyword into the referenced schema, or wrap both in `allOf`.",
         r##"{"$ref": "#/definitions/ts", "type": ["string", "null"]}"##;
+    REF_SIBLING_DOC_IGNORED = "ref-sibling-doc-ignored", Note,
+        "A `description` beside `$ref` is ignored, as drafts 04–07 ignore keywords beside `$ref`; the column loses only that doc.",
+        "Write `\"allOf\": [{\"$ref\": …}]` beside the `description` to keep the doc.",
+        r##"{"$ref": "#/definitions/ts", "description": "When the order was placed"}"##;
     REF_CYCLE = "ref-cycle", Error,
         "A `$ref` leads back to a schema that contains it, and Iceberg has no recursive types.",
         "Cut the cycle: stop the recursion at a fixed depth, or store the recursive part as a string.",

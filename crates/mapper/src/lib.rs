@@ -39,6 +39,7 @@ mod ids;
 pub mod lints;
 mod map;
 mod model;
+mod nullability;
 mod partition;
 pub mod report;
 
@@ -186,6 +187,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
             options.partition_origin.as_ref(),
             &mut diagnostics,
         );
+        nullability::report(ws, &columns, &mut diagnostics);
         if options.column_sources {
             sources = model::sources(ws, root_constraints, &columns);
         }

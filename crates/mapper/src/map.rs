@@ -7,8 +7,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::json::JsonValue;
 use schema2iceberg_parser::{
-    Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Number, Property, SchemaId,
-    SchemaKind, Site, TypeName, Workspace,
+    suggest, Code, Diagnostic, Draft, Exclusive, Items, Keyword, Keywords, Number, Property,
+    SchemaId, SchemaKind, Site, TypeName, Workspace,
 };
 
 use crate::codes;
@@ -24,6 +24,10 @@ const MAX_FRAMES: usize = 200;
 const TWO_POW_31: &str = "2147483648";
 /// −2^31 − 1, the first integer below the int32 range.
 const BELOW_INT32_MIN: &str = "-2147483649";
+/// 2^63, the first integer above the long range.
+const ABOVE_LONG_MAX: &str = "9223372036854775808";
+/// −2^63 − 1, the first integer below the long range.
+const BELOW_LONG_MIN: &str = "-9223372036854775809";
 /// Largest decimal scale with Iceberg's maximum precision of 38.
 const MAX_SCALE: u64 = 38;
 
@@ -65,6 +69,8 @@ const CONSTRAINT_KEYWORDS: &[&str] = &[
     "if",
     "then",
     "else",
+    "anyOf",
+    "oneOf",
 ];
 
 pub(crate) struct Mapper<'w> {
@@ -125,6 +131,19 @@ fn short_json(value: &JsonValue) -> String {
     }
 }
 
+/// Values for a message: one as it is written, several as a list cut after three.
+fn shown_values<'v>(values: impl ExactSizeIterator<Item = &'v JsonValue>) -> String {
+    let count = values.len();
+    let mut shown: Vec<String> = values.take(3).map(short_json).collect();
+    if count == 1 {
+        return shown.pop().unwrap_or_default();
+    }
+    if count > 3 {
+        shown.push("…".to_string());
+    }
+    format!("[{}]", shown.join(", "))
+}
+
 /// Keywords that give a column its type. An `anyOf`/`oneOf` whose branches have none of them
 /// only validates records.
 const TYPE_GIVING_KEYWORDS: &[&str] = &[
@@ -148,11 +167,10 @@ const TYPE_GIVING_KEYWORDS: &[&str] = &[
     "$ref",
 ];
 
-/// Whether a keyword beside `$ref` would change the column if it were not ignored: what gives a
-/// type (rule 7 ignores `patternProperties` anyway), and `required` and `description`.
+/// Whether a keyword beside `$ref` would change the column or which records are valid if it
+/// were not ignored: what gives a type, and what validates.
 fn changes_column(name: &str) -> bool {
-    (TYPE_GIVING_KEYWORDS.contains(&name) && !matches!(name, "$ref" | "patternProperties"))
-        || matches!(name, "required" | "description")
+    (TYPE_GIVING_KEYWORDS.contains(&name) && name != "$ref") || CONSTRAINT_KEYWORDS.contains(&name)
 }
 
 const UNENFORCED: &[&str] = &["not", "if", "then", "else", "dependencies"];
@@ -362,6 +380,9 @@ impl<'w> Mapper<'w> {
         mapped
     }
 
+    /// Reports the keywords beside `$ref` that drafts 04–07 ignore: a warning for those that
+    /// would change the column or the validation, a note for a `description`, which loses only
+    /// the column's doc. `title`, `$comment` and `examples` reach no table, `$ref` or not.
     fn warn_ref_siblings(&mut self, id: SchemaId, k: &Keywords, field: &str) {
         let Some(reference) = k.reference.as_ref() else {
             return;
@@ -372,8 +393,13 @@ impl<'w> Mapper<'w> {
             .map(|(name, _)| name.as_str())
             .filter(|name| changes_column(name))
             .collect();
-        if !siblings.is_empty() && self.reported_siblings.insert(id) {
-            let location = self.at(id, reference.at);
+        let doc = k.description.is_some();
+        if (siblings.is_empty() && !doc) || !self.reported_siblings.insert(id) {
+            return;
+        }
+        let location = self.at(id, reference.at);
+        let target = &reference.value.text;
+        if !siblings.is_empty() {
             let names = siblings
                 .iter()
                 .map(|s| format!("`{s}`"))
@@ -382,12 +408,20 @@ impl<'w> Mapper<'w> {
             self.emit(
                 &codes::REF_SIBLING_IGNORED,
                 location,
-                format!("{names} beside `$ref` {} ignored: drafts 04–07 ignore keywords next to `$ref`, so the column comes from \"{}\" alone",
-                    if siblings.len() == 1 { "is" } else { "are" },
-                    reference.value.text),
+                format!("{names} beside `$ref` {} ignored: drafts 04–07 ignore keywords next to `$ref`, so the column and its validation come from \"{target}\" alone",
+                    if siblings.len() == 1 { "is" } else { "are" }),
                 field,
             )
             .help = Some("move the keyword into the referenced schema, or write `\"allOf\": [{\"$ref\": …}, {…}]`".to_string());
+        }
+        if doc {
+            self.emit(
+                &codes::REF_SIBLING_DOC_IGNORED,
+                location,
+                format!("`description` beside `$ref` is ignored, as drafts 04–07 ignore keywords next to `$ref`: the column's doc comes from \"{target}\", and nothing else is lost"),
+                field,
+            )
+            .help = Some("to keep this doc, write `\"allOf\": [{\"$ref\": …}]` beside the `description`".to_string());
         }
     }
 
@@ -524,11 +558,34 @@ impl<'w> Mapper<'w> {
         let doc = kws
             .iter()
             .find_map(|(_, k)| k.description.as_ref().map(|d| d.value.clone()));
-        if let Some((sid, k)) = kws
-            .iter()
-            .find(|(_, k)| k.any_of.is_some() && k.one_of.is_some())
-        {
-            let at = k.key("oneOf").unwrap_or(ws.schema(*sid)?.at);
+        // An `anyOf`/`oneOf` whose branches only validate is set aside with a warning (rule
+        // 10); the others are read as before.
+        let mut compositions = Vec::new();
+        let declared = declared_single(&kws);
+        for (sid, k) in &kws {
+            for (name, keyword) in [("anyOf", &k.any_of), ("oneOf", &k.one_of)] {
+                let Some(branches) = keyword else { continue };
+                let mut resolved = Vec::with_capacity(branches.value.len());
+                for branch in &branches.value {
+                    resolved.push((*branch, self.resolve_chain(*branch, field)?));
+                }
+                if self.only_validates(&resolved, declared) {
+                    self.warn_validation_only(*sid, name, branches, field);
+                } else {
+                    compositions.push((*sid, name, branches, resolved));
+                }
+            }
+        }
+        if let Some((sid, _, _, _)) = compositions.iter().find(|(sid, name, _, _)| {
+            *name == "oneOf"
+                && compositions
+                    .iter()
+                    .any(|(s, n, _, _)| s == sid && *n == "anyOf")
+        }) {
+            let at = ws
+                .keywords(*sid)
+                .and_then(|k| k.key("oneOf"))
+                .unwrap_or(ws.schema(*sid)?.at);
             let location = self.at(*sid, at);
             self.emit(
                 &codes::UNSUPPORTED_COMPOSITION,
@@ -538,14 +595,9 @@ impl<'w> Mapper<'w> {
             );
             return None;
         }
-        let composition = kws.iter().find_map(|(sid, k)| {
-            k.any_of
-                .as_ref()
-                .map(|c| (*sid, "anyOf", c))
-                .or_else(|| k.one_of.as_ref().map(|c| (*sid, "oneOf", c)))
-        });
-        if let Some((sid, name, branches)) = composition {
-            let mut mapped = self.map_nullable_union(sid, name, branches, &kws, field, depth)?;
+        if let Some((sid, name, branches, resolved)) = compositions.into_iter().next() {
+            let mut mapped =
+                self.map_nullable_union(sid, name, branches, resolved, &kws, field, depth)?;
             mapped.doc = doc.or(mapped.doc);
             return Some(mapped);
         }
@@ -599,7 +651,10 @@ impl<'w> Mapper<'w> {
                 self.emit(
                     &codes::TYPE_IMPLIED,
                     location,
-                    format!("no `type`: string is implied by `{keyword}`"),
+                    format!(
+                        "no `type`: `{keyword}` {} makes the column a string, as `enum` and `const` map to string whatever their values (the channel stores enum values as strings)",
+                        shown_values(values.iter().map(|v| ws.json_value(doc_id, *v)))
+                    ),
                     field,
                 );
             }
@@ -689,7 +744,10 @@ impl<'w> Mapper<'w> {
                 }
             };
             match single {
-                TypeName::String => Ty::Primitive(string_type(&kws)),
+                TypeName::String => {
+                    self.warn_format_typo(&kws, field);
+                    Ty::Primitive(string_type(&kws))
+                }
                 TypeName::Integer => {
                     self.positive_multiple_of(&kws, field)?;
                     Ty::Primitive(self.integer_type(&kws, field))
@@ -802,21 +860,54 @@ impl<'w> Mapper<'w> {
         Some(result)
     }
 
+    /// Whether an `anyOf`/`oneOf`'s branches (each with what its `$ref` chain resolved to) only
+    /// decide which records are valid: no branch is a null branch or has a keyword that would
+    /// give the column a type other than the one `declared` beside the keyword gives it.
+    fn only_validates(
+        &self,
+        resolved: &[(SchemaId, SchemaId)],
+        declared: Option<TypeName>,
+    ) -> bool {
+        !resolved.is_empty()
+            && resolved.iter().all(|(_, r)| {
+                self.ws.keywords(*r).is_some_and(|k| {
+                    k.keys
+                        .iter()
+                        .all(|(n, _)| keeps_column(n.as_str(), k, declared))
+                })
+            })
+    }
+
+    fn warn_validation_only(
+        &mut self,
+        sid: SchemaId,
+        keyword: &str,
+        branches: &Keyword<Vec<SchemaId>>,
+        field: &str,
+    ) {
+        let location = self.at(sid, branches.at);
+        self.emit(
+            &codes::VALIDATION_ONLY_COMPOSITION,
+            location,
+            format!("`{keyword}` only validates records here (its branches give the column no type of their own, only keywords such as `required`, `not` or `pattern`): the table is built as if it were absent, and the registry's validator still enforces it; the channel documents `{keyword}` only as one schema plus `{{\"type\": \"null\"}}`, so this reading is ours"),
+            field,
+        )
+        .help = Some(format!("records that fail `{keyword}` go to the dead-letter queue; to rely on no undocumented reading, remove `{keyword}` and enforce the rule in the producer"));
+    }
+
+    #[allow(clippy::too_many_arguments)] // the union's place, its branches and the column's
     fn map_nullable_union(
         &mut self,
         sid: SchemaId,
         keyword: &str,
         branches: &Keyword<Vec<SchemaId>>,
+        resolved: Vec<(SchemaId, SchemaId)>,
         kws: &[(SchemaId, &Keywords)],
         field: &str,
         depth: usize,
     ) -> Option<Mapped> {
         let ws = self.ws;
         let location = self.at(sid, branches.at);
-        let mut resolved = Vec::new();
-        for branch in &branches.value {
-            resolved.push((*branch, self.resolve_chain(*branch, field)?));
-        }
         let is_null_branch = |id: SchemaId| {
             ws.keywords(id).is_some_and(|k| {
                 k.types
@@ -926,6 +1017,7 @@ impl<'w> Mapper<'w> {
         let by_exclusive = matches!(exclusive, Some((_, Keyword { value: Exclusive::Bound(b), .. })) if at_most(b));
         let by_maximum = maximum.is_some_and(|(_, m)| at_most(&m.value));
         if !(by_exclusive || by_maximum) {
+            self.warn_long_range(kws, field);
             return PrimitiveType::Long;
         }
         let exclusive_flag = flag_set(exclusive);
@@ -950,45 +1042,13 @@ impl<'w> Mapper<'w> {
                 });
             }
         }
-        let minimum = first(kws, |k| k.minimum.as_ref());
-        let exclusive_min = first(kws, |k| k.exclusive_minimum.as_ref());
-        let min_flag = flag_set(exclusive_min);
-        // The lowest allowed integer is below −2^31 when: an inclusive minimum m ≤ −2^31 − 1;
-        // a draft-04 exclusive minimum m < −2^31 − 1; a numeric exclusiveMinimum x < −2^31 − 1.
-        // With both bounds, the tighter one decides, so both must be too low.
-        let below = Number::from_json_text(BELOW_INT32_MIN);
-        let low_minimum = minimum.filter(|(_, m)| {
-            let order = m.value.cmp_exact(&below);
-            if min_flag {
-                order.is_lt()
-            } else {
-                order.is_le()
-            }
-        });
-        let low_exclusive = exclusive_min.and_then(|(s, k)| match &k.value {
-            Exclusive::Bound(b) if b.cmp_exact(&below).is_lt() => Some((s, k.at, shown(b))),
-            _ => None,
-        });
-        let has_bound_exclusive = matches!(
-            exclusive_min,
-            Some((
-                _,
-                Keyword {
-                    value: Exclusive::Bound(_),
-                    ..
-                }
-            ))
-        );
-        let low = match (minimum.is_some(), has_bound_exclusive) {
-            (true, true) => low_minimum
-                .filter(|_| low_exclusive.is_some())
-                .map(|(s, m)| (s, m.at, shown(&m.value))),
-            _ => low_minimum
-                .map(|(s, m)| (s, m.at, shown(&m.value)))
-                .or(low_exclusive),
-        };
-        if let Some((sid, at, text)) = low {
-            let location = self.at(sid, at);
+        // The lowest allowed integer is below −2^31 when the lower bounds let in −2^31 − 1.
+        let low = bound_past(kws, Side::Lower, &Number::from_json_text(BELOW_INT32_MIN));
+        if let Some(Bound {
+            schema, at, text, ..
+        }) = low
+        {
+            let location = self.at(schema, at);
             self.emit(
                 &codes::INT_RANGE,
                 location,
@@ -998,6 +1058,82 @@ impl<'w> Mapper<'w> {
             .help = Some("raise the minimum to -2147483648, or raise `maximum` above 2^31 to get long".to_string());
         }
         PrimitiveType::Int
+    }
+
+    /// Warns when a string's `format` is not one that gives a type but is close to one
+    /// (`datetime`, `Date`, `UUID`): the column silently stays a string otherwise.
+    fn warn_format_typo(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) {
+        let Some((sid, format)) = first(kws, |k| k.format.as_ref()) else {
+            return;
+        };
+        let names: Vec<&str> = TYPE_GIVING_FORMATS.iter().map(|(f, _)| *f).collect();
+        let Some(meant) = suggest::closest(&format.value, &names) else {
+            return;
+        };
+        let ty = TYPE_GIVING_FORMATS
+            .iter()
+            .find(|(f, _)| *f == meant)
+            .map_or_else(String::new, |(_, t)| format!(" It makes the column {t}."));
+        let location = self.at(sid, format.at);
+        self.emit(
+            &codes::FORMAT_TYPO,
+            location,
+            format!(
+                "`format` {:?} is not one the channel maps, so the column is string; formats are matched exactly",
+                format.value
+            ),
+            field,
+        )
+        .help = Some(format!("did you mean `{meant}`?{ty}"));
+    }
+
+    /// Warns when the bounds of a long column let in integers beyond the 64-bit range.
+    fn warn_long_range(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) {
+        let sides = [
+            (
+                Side::Upper,
+                ABOVE_LONG_MAX,
+                "above 9223372036854775807 (2^63 − 1)",
+            ),
+            (
+                Side::Lower,
+                BELOW_LONG_MIN,
+                "below −9223372036854775808 (−2^63)",
+            ),
+        ];
+        for (side, outside, beyond) in sides {
+            let Some(bound) = bound_past(kws, side, &Number::from_json_text(outside)) else {
+                continue;
+            };
+            let location = self.at(bound.schema, bound.at);
+            self.emit(
+                &codes::LONG_RANGE,
+                location,
+                format!("the column is long, but `{}` {} lets in integers {beyond}, which long cannot hold: records with such values go to the dead-letter queue", bound.keyword, bound.text),
+                field,
+            )
+            .help = Some("Iceberg has no wider integer: keep the bound within the long range, or, for larger values, use `\"type\": \"number\", \"multipleOf\": 1`, which is decimal(38, 0)".to_string());
+        }
+    }
+
+    /// Warns when the bounds of a decimal(38, `scale`) column let in values that need more than
+    /// 38 digits at that scale, that is values of magnitude 10^(38 − scale) or more.
+    fn warn_decimal_range(&mut self, kws: &[(SchemaId, &Keywords)], scale: u64, field: &str) {
+        let digits = MAX_SCALE.saturating_sub(scale);
+        for (side, sign, beyond) in [(Side::Upper, "", "or more"), (Side::Lower, "-", "or less")] {
+            let outside = Number::from_json_text(format!("{sign}1e{digits}"));
+            let Some(bound) = bound_past(kws, side, &outside) else {
+                continue;
+            };
+            let location = self.at(bound.schema, bound.at);
+            self.emit(
+                &codes::DECIMAL_RANGE,
+                location,
+                format!("the column is decimal(38, {scale}), which holds {digits} digits before the point, but `{}` {} lets in values of {sign}10^{digits} {beyond}: records with such values go to the dead-letter queue", bound.keyword, bound.text),
+                field,
+            )
+            .help = Some(format!("keep the bound below 10^{digits} in magnitude, or use a coarser `multipleOf`: decimal(38, s) has 38 digits, s of them after the point"));
+        }
     }
 
     /// `multipleOf` must be greater than 0 for any type (it only shapes the column for numbers).
@@ -1046,6 +1182,7 @@ impl<'w> Mapper<'w> {
             );
             return None;
         }
+        self.warn_decimal_range(kws, scale, field);
         let scale = u32::try_from(scale).unwrap_or(38);
         Some(PrimitiveType::Decimal {
             precision: 38,
@@ -1169,6 +1306,8 @@ impl<'w> Mapper<'w> {
                 .help = Some("list every key you need in `properties`, or remove `properties` to get a map".to_string());
             }
             let mut columns = Vec::with_capacity(names.len());
+            // Built at the first uppercase name only: most objects have none.
+            let mut renames: Option<HashMap<String, Vec<&str>>> = None;
             let mut lowercase: HashMap<String, &str> =
                 HashMap::with_capacity_and_hasher(names.len(), Default::default());
             for (name, (parent, property), more) in &names {
@@ -1192,7 +1331,10 @@ impl<'w> Mapper<'w> {
                         format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
                         &column_field,
                     )
-                    .help = Some(format!("rename it to `{}`", snake_case(name)));
+                    .help = Some(rename_help(
+                        name,
+                        renames.get_or_insert_with(|| lowercase_renames(&names)),
+                    ));
                 }
                 match lowercase.entry(name.to_lowercase()) {
                     std::collections::hash_map::Entry::Occupied(other) => {
@@ -1231,15 +1373,9 @@ impl<'w> Mapper<'w> {
                     }
                 }
                 let Some(mapped) = mapped else { continue };
+                // Whether a listed column that admits null stays optional is said once the
+                // partition is known (nullability.rs): the partition makes its source required.
                 let listed = required_names.contains(name);
-                if listed && mapped.nullable {
-                    self.emit(
-                        &codes::REQUIRED_BUT_NULLABLE,
-                        location,
-                        format!("`{name}` is in `required`, but its schema admits null, so the column is optional"),
-                        &column_field,
-                    );
-                }
                 columns.push(Column {
                     name: name.to_string(),
                     required: listed && !mapped.nullable,
@@ -1419,22 +1555,140 @@ fn first<'k, T>(
     kws.iter().find_map(|(s, k)| get(k).map(|kw| (*s, kw)))
 }
 
+/// The one non-null type that the parts declare, when every typed part allows it.
+fn declared_single(kws: &[(SchemaId, &Keywords)]) -> Option<TypeName> {
+    let mut typed = kws.iter().filter_map(|(_, k)| k.types.as_ref());
+    let mut non_null = typed.next()?.value.iter().filter(|t| **t != TypeName::Null);
+    let declared = *non_null.next()?;
+    if non_null.next().is_some() {
+        return None;
+    }
+    typed
+        .all(|other| other.value.contains(&declared))
+        .then_some(declared)
+}
+
+/// Whether keyword `name` of an `anyOf`/`oneOf` branch `k` leaves the column as the `declared`
+/// type beside the composition gives it (rules 3–5): a validation keyword, a `type` that allows
+/// the declared one, or a keyword that shapes only another type's column (a `format` other
+/// than the five of rule 3 on a string, `maximum` on a number).
+fn keeps_column(name: &str, k: &Keywords, declared: Option<TypeName>) -> bool {
+    if !TYPE_GIVING_KEYWORDS.contains(&name) {
+        return true;
+    }
+    let Some(declared) = declared else {
+        return false;
+    };
+    match name {
+        "type" => k.types.as_ref().is_some_and(|t| {
+            t.value.contains(&declared)
+                || (declared == TypeName::Integer && t.value.contains(&TypeName::Number))
+        }),
+        "format" => {
+            declared != TypeName::String
+                || k.format
+                    .as_ref()
+                    .is_some_and(|f| !TYPE_GIVING_FORMATS.iter().any(|(g, _)| *g == f.value))
+        }
+        "minimum" => true,
+        "maximum" | "exclusiveMaximum" => declared != TypeName::Integer,
+        "multipleOf" => declared != TypeName::Number,
+        "contentEncoding" | "encoding" => declared != TypeName::String,
+        _ => false,
+    }
+}
+
+/// Which end of a column's range a bound limits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Upper,
+    Lower,
+}
+
+/// A bound that lets in values outside a column's range, for the message.
+struct Bound {
+    schema: SchemaId,
+    at: schema2iceberg_parser::json::JsonId,
+    keyword: &'static str,
+    text: String,
+}
+
+/// The bound on `side` that lets in `outside`, the first value past the column's range on that
+/// side, if one does: an inclusive bound that reaches it, or an exclusive one (a number, or
+/// draft-04's `true` flag on the inclusive bound) beyond it. With both forms written, the
+/// tighter decides, so both must let it in. No bound on that side lets in nothing here: an
+/// unbounded column is the documented default, not an overflow. Compared exactly, never as f64.
+fn bound_past(kws: &[(SchemaId, &Keywords)], side: Side, outside: &Number) -> Option<Bound> {
+    let (inclusive, exclusive, names) = match side {
+        Side::Upper => (
+            first(kws, |k| k.maximum.as_ref()),
+            first(kws, |k| k.exclusive_maximum.as_ref()),
+            ("maximum", "exclusiveMaximum"),
+        ),
+        Side::Lower => (
+            first(kws, |k| k.minimum.as_ref()),
+            first(kws, |k| k.exclusive_minimum.as_ref()),
+            ("minimum", "exclusiveMinimum"),
+        ),
+    };
+    let beyond = if side == Side::Upper {
+        std::cmp::Ordering::Greater
+    } else {
+        std::cmp::Ordering::Less
+    };
+    let lets_in = |n: &Number, strictly: bool| {
+        let order = n.cmp_exact(outside);
+        order == beyond || (!strictly && order.is_eq())
+    };
+    let flag = flag_set(exclusive);
+    let by_inclusive = inclusive
+        .filter(|(_, m)| lets_in(&m.value, flag))
+        .map(|(schema, m)| Bound {
+            schema,
+            at: m.at,
+            keyword: names.0,
+            text: shown(&m.value),
+        });
+    let numeric = exclusive.and_then(|(schema, k)| match &k.value {
+        Exclusive::Bound(b) => Some((schema, k.at, b)),
+        Exclusive::Flag(_) => None,
+    });
+    let by_exclusive = numeric
+        .filter(|(_, _, b)| lets_in(b, true))
+        .map(|(schema, at, b)| Bound {
+            schema,
+            at,
+            keyword: names.1,
+            text: shown(b),
+        });
+    match (inclusive.is_some(), numeric.is_some()) {
+        (true, true) => by_inclusive.filter(|_| by_exclusive.is_some()),
+        _ => by_inclusive.or(by_exclusive),
+    }
+}
+
 /// Whether a draft-04 `exclusiveMaximum`/`exclusiveMinimum` is `true`.
 fn flag_set(exclusive: Option<(SchemaId, &Keyword<Exclusive>)>) -> bool {
     exclusive.is_some_and(|(_, k)| k.value == Exclusive::Flag(true))
 }
 
+/// The `format`s that give a string column another type (rule 3), matched exactly.
+const TYPE_GIVING_FORMATS: &[(&str, PrimitiveType)] = &[
+    ("date-time", PrimitiveType::Timestamptz),
+    ("date", PrimitiveType::Date),
+    ("time", PrimitiveType::Time),
+    ("uuid", PrimitiveType::Uuid),
+    ("byte", PrimitiveType::Binary),
+];
+
 fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
     let text = |f: fn(&Keywords) -> Option<&Keyword<String>>| {
         kws.iter().find_map(|(_, k)| f(k)).map(|k| k.value.as_str())
     };
-    match text(|k| k.format.as_ref()) {
-        Some("date-time") => return PrimitiveType::Timestamptz,
-        Some("date") => return PrimitiveType::Date,
-        Some("time") => return PrimitiveType::Time,
-        Some("uuid") => return PrimitiveType::Uuid,
-        Some("byte") => return PrimitiveType::Binary,
-        _ => {}
+    if let Some((_, ty)) = text(|k| k.format.as_ref())
+        .and_then(|format| TYPE_GIVING_FORMATS.iter().find(|(f, _)| *f == format))
+    {
+        return ty.clone();
     }
     if text(|k| k.content_encoding.as_ref()) == Some("base64") {
         return PrimitiveType::Binary;
@@ -1443,6 +1697,33 @@ fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
         return PrimitiveType::Binary;
     }
     PrimitiveType::String
+}
+
+/// Each name the siblings would have in snake_case, with the siblings that would have it.
+fn lowercase_renames<'n, T>(names: &[(&'n str, T, Vec<T>)]) -> HashMap<String, Vec<&'n str>> {
+    let mut renames: HashMap<String, Vec<&str>> =
+        HashMap::with_capacity_and_hasher(names.len(), Default::default());
+    for (name, _, _) in names {
+        renames.entry(snake_case(name)).or_default().push(name);
+    }
+    renames
+}
+
+/// The help for an uppercase name: its snake_case form, unless a sibling already has that name
+/// or would get it too, since a suggestion must not lead to two columns with one name.
+fn rename_help(name: &str, renames: &HashMap<String, Vec<&str>>) -> String {
+    let suggestion = snake_case(name);
+    let others: Vec<&str> = renames
+        .get(&suggestion)
+        .map(|names| names.iter().copied().filter(|n| *n != name).collect())
+        .unwrap_or_default();
+    if others.contains(&suggestion.as_str()) {
+        format!("rename it in lowercase, but not to `{suggestion}`: a sibling already has that name, and the two columns would collide")
+    } else if let Some(other) = others.first() {
+        format!("rename it in lowercase, but `{name}` and `{other}` would both become `{suggestion}` and collide: give them different names")
+    } else {
+        format!("rename it to `{suggestion}`")
+    }
 }
 
 /// `userId` → `user_id`, `HTTPStatus` → `http_status`: a suggestion, not a rename.

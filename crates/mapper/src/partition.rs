@@ -145,7 +145,11 @@ pub(crate) fn apply(
             Diagnostic::new(
                 &codes::PARTITION_MADE_REQUIRED,
                 location,
-                format!("partition field `{path}` is optional in the schema, but the channel makes it required: records without it go to the dead-letter queue"),
+                if column.listed_required {
+                    format!("partition field `{path}` is in `required` but its schema admits null, and the channel makes it required: records where it is null go to the dead-letter queue")
+                } else {
+                    format!("partition field `{path}` is optional in the schema, but the channel makes it required: records without it go to the dead-letter queue")
+                },
             )
             .with_field(path.as_str())
             .with_help(if column.listed_required {

@@ -43,6 +43,7 @@ mod number;
 pub mod pointer;
 mod schema;
 mod span;
+pub mod suggest;
 mod workspace;
 
 pub use diagnostic::{Code, Diagnostic, Location, Severity};

@@ -17,6 +17,7 @@ use crate::schema::{
     Site, TypeName,
 };
 use crate::span::{LineIndex, Span};
+use crate::suggest::suggest_type;
 
 /// Most documents one compile may load through file references.
 pub const MAX_DOCUMENTS: usize = 1_000;
@@ -1189,19 +1190,4 @@ fn locate(doc: &Document, pointer: String, span: Span) -> Location {
         line,
         column,
     }
-}
-
-fn suggest_type(name: &str) -> String {
-    let suggestion = match name.to_lowercase().as_str() {
-        "int" | "int32" | "int64" | "long" | "short" => "integer",
-        "float" | "double" | "decimal" | "numeric" => "number",
-        "bool" => "boolean",
-        "str" | "text" | "date" | "datetime" | "timestamp" => "string",
-        "list" => "array",
-        "map" | "dict" | "struct" | "record" => "object",
-        _ => {
-            return "types are null, boolean, object, array, number, integer and string".to_string()
-        }
-    };
-    format!("did you mean `{suggestion}`?")
 }
