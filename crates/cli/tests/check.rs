@@ -74,6 +74,38 @@ fn an_unknown_config_key_is_reported_with_its_line() {
     insta::assert_snapshot!(check("bad-config-key", |_| {}));
 }
 
+/// Without paths: the named channel configuration is validated with its schema, the unnamed one
+/// and the JSON files that are not schemas get a warning each, not type errors.
+#[test]
+fn layout_repository() {
+    insta::assert_snapshot!(check("layout-repo", |_| {}));
+}
+
+/// A commit that changes only a channel configuration: pre-commit passes that one file, and it is
+/// checked together with the schemas that use it.
+#[test]
+fn a_changed_channel_configuration_is_checked_with_its_schemas() {
+    insta::assert_snapshot!(check("layout-repo", |r| {
+        r.paths = vec![PathBuf::from("channels/orders-kinesis.json")];
+    }));
+}
+
+/// Run from `schemas/`, below the config: the channel configuration and the file a `$ref` reaches
+/// are named from there, as the schema is, in every format.
+#[test]
+fn paths_are_relative_to_the_folder_check_runs_in() {
+    insta::assert_snapshot!(check("layout-repo/schemas", |r| {
+        r.paths = vec![PathBuf::from("orders.json")];
+    }));
+}
+
+/// `[schemas.severity]` belongs to the `[[schemas]]` entry above it; with none above, the
+/// mistake is named as such.
+#[test]
+fn an_entry_table_before_any_entry_is_reported() {
+    insta::assert_snapshot!(check("severity-before-entry", |_| {}));
+}
+
 #[test]
 fn command_line_options_for_a_single_schema() {
     insta::assert_snapshot!(check("kinesis-repo", |r| {
