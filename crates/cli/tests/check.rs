@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use schema2iceberg::check::{check as run_check, CheckFormat, CheckRequest};
 
+mod support;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -182,11 +184,9 @@ fn json_reports_validate_against_the_published_shape() {
 /// each code are a snapshot, so that a change in behaviour shows up in review.
 #[test]
 fn corpus() {
-    let corpus = root().join("../shared/corpus");
-    if !corpus.is_dir() {
-        println!("skipped: {} is missing", corpus.display());
+    let Some(corpus) = support::corpus_dir(root().join("../shared/corpus"), "corpus") else {
         return;
-    }
+    };
     let mut req = request(&corpus);
     req.config = Some(root().join("testdata/corpus/schema2iceberg.toml"));
     let checked = run_check(&req, CheckFormat::Json).expect("the corpus check runs");
@@ -210,6 +210,19 @@ fn corpus() {
         out.push_str(&format!("{count:>6} {code}\n"));
     }
     insta::assert_snapshot!(out);
+}
+
+/// Under CI a missing corpus is a failure, not a test that passes having checked nothing.
+#[test]
+#[should_panic(expected = "is missing, and CI=true")]
+fn a_missing_corpus_fails_under_ci() {
+    support::missing_corpus(&root().join("no-such-corpus"), "corpus", true);
+}
+
+/// Elsewhere it is a skip, and the test goes on (the notice goes to the terminal).
+#[test]
+fn a_missing_corpus_is_skipped_elsewhere() {
+    support::missing_corpus(&root().join("no-such-corpus"), "corpus", false);
 }
 
 #[test]
