@@ -2,8 +2,8 @@
 # Proves that the `schema2iceberg-check` pre-commit hook installs and runs as a data team's
 # repository would use it: a pinned pre-commit in its own virtualenv runs the real
 # `pre-commit try-repo <this repository> schema2iceberg-check` in a throwaway git repository with
-# a schema2iceberg.toml, schemas/ and channels/. A good schema passes; a bad one fails, and the
-# diagnostic is in the hook's output.
+# a schema2iceberg.toml, schemas/ and channels/. A good schema passes; a bad one fails, and so
+# does a commit that changes only the channel configuration, each with its diagnostic shown.
 #
 # Needs python3 (with venv), git, cargo, and PyPI for pre-commit and maturin. Under CI=true a
 # missing python3 is a failure; elsewhere the script says why it skips.
@@ -120,4 +120,19 @@ if ! grep -q 'error\[union-type\]' "$work/bad.log"; then
   echo "error: the hook failed, but its output does not show error[union-type]" >&2
   exit 1
 fi
-echo "== ok: the hook installs, passes a good schema and fails a bad one with its diagnostic"
+git checkout --quiet -- schemas/orders.json
+git reset --quiet
+
+# A commit that changes only the channel configuration: pre-commit passes just that file, and
+# `check` validates it with the schema that uses it.
+sed -i 's/"DataFreshnessInSeconds": 300/"DataFreshnessInSeconds": 60/' channels/orders-kinesis.json
+git add channels/orders-kinesis.json
+echo "== a changed channel configuration alone: the hook must fail and show the diagnostic"
+status=0
+"$pre_commit" try-repo "$repo" schema2iceberg-check > "$work/channel.log" 2>&1 || status=$?
+cat "$work/channel.log"
+if [ "$status" -eq 0 ] || ! grep -q 'error\[channel-data-freshness\]' "$work/channel.log"; then
+  echo "error: the hook did not fail a channel configuration with DataFreshnessInSeconds 60" >&2
+  exit 1
+fi
+echo "== ok: the hook installs, passes a good schema, and fails a bad schema and a bad channel configuration with their diagnostics"
