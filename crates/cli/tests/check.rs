@@ -216,13 +216,26 @@ fn corpus() {
 #[test]
 #[should_panic(expected = "is missing, and CI=true")]
 fn a_missing_corpus_fails_under_ci() {
-    support::missing_corpus(&root().join("no-such-corpus"), "corpus", true);
+    support::missing_corpus(
+        &root().join("no-such-corpus"),
+        "corpus",
+        true,
+        &mut Vec::new(),
+    );
 }
 
-/// Elsewhere it is a skip, and the test goes on (the notice goes to the terminal).
+/// Elsewhere it is a skip with a notice (written to the stderr handle, which libtest does not
+/// capture), and the test goes on.
 #[test]
 fn a_missing_corpus_is_skipped_elsewhere() {
-    support::missing_corpus(&root().join("no-such-corpus"), "corpus", false);
+    let mut notice = Vec::new();
+    support::missing_corpus(&root().join("no-such-corpus"), "corpus", false, &mut notice);
+    let notice = String::from_utf8(notice).unwrap();
+    assert!(
+        notice.starts_with("note: corpus checked nothing:")
+            && notice.contains("no-such-corpus is missing"),
+        "{notice}"
+    );
 }
 
 #[test]
