@@ -21,8 +21,41 @@ pub const PARTITION_MISMATCH: Code = Code {
     example: "--partition event_time with SourceName created_at",
 };
 
+/// A JSON file that `check` found has the shape of a channel configuration that the config does not name.
+pub const UNNAMED_CHANNEL_CONFIG: Code = Code {
+    name: "unnamed-channel-config",
+    severity: Severity::Warning,
+    summary: "A JSON file that `check` found has the shape of a Kinesis or MSK channel configuration, but no `channel-config` key of `schema2iceberg.toml` names it; it is neither compiled as a schema nor validated with one.",
+    fix: "Name it in `channel-config` of the `[[schemas]]` entry whose schemas its channel reads, or list it under `skip`.",
+    example: r#"channels/orders.json: {"DataFreshnessInSeconds": 300, "S3TablesConfigurationList": […]}"#,
+};
+
+/// A JSON file that `check` found has no JSON Schema keyword at its root.
+pub const NOT_A_SCHEMA: Code = Code {
+    name: "not-a-schema",
+    severity: Severity::Warning,
+    summary: "A JSON file that `check` found has no JSON Schema keyword at its root (package.json, a sample record), so it is not compiled.",
+    fix: "List it under `skip` in `schema2iceberg.toml`; if it is a schema, give it `$schema` or `type`.",
+    example: r#"package.json: {"name": "app", "dependencies": {"left-pad": "^1.3.0"}}"#,
+};
+
+/// A JSON file that `check` found holds only definitions for other schemas' `$ref`s.
+pub const DEFINITIONS_ONLY: Code = Code {
+    name: "definitions-only",
+    severity: Severity::Note,
+    summary: "A JSON file that `check` found has only `definitions` or `$defs` (with `$schema`, `$id`) at its root: shared definitions, not a table. It is not compiled on its own; each definition is checked in the schemas whose `$ref` uses it.",
+    fix: "Nothing to fix; list it under `skip` to drop the note, or give its root a `type` if it is a table.",
+    example: r#"common/money.json: {"definitions": {"money": {"type": "object", …}}}"#,
+};
+
 /// Every code of this crate.
-pub const ALL: &[Code] = &[CONFIG_INVALID, PARTITION_MISMATCH];
+pub const ALL: &[Code] = &[
+    CONFIG_INVALID,
+    PARTITION_MISMATCH,
+    UNNAMED_CHANNEL_CONFIG,
+    NOT_A_SCHEMA,
+    DEFINITIONS_ONLY,
+];
 
 /// Every code the tool can emit, grouped by where it comes from, in documentation order.
 pub fn every_code() -> Vec<(&'static str, &'static [Code])> {

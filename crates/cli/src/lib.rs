@@ -105,10 +105,13 @@ struct DiffArgs {
 }
 
 const CHECK_HELP: &str = "\
-Every file is compiled and every diagnostic reported; one bad file never stops the others.
-Files are checked in parallel and reported sorted by path. Settings per glob (partition field,
-channel configuration, draft, skips, severities) come from schema2iceberg.toml, found in the
-current directory or a parent; docs/ci.md lists its keys.
+Every schema is compiled and every diagnostic reported; one bad file never stops the others.
+Files are checked in parallel and reported sorted by path, relative to the current directory.
+Settings per glob (partition field, channel configuration, draft, skips, severities) come from
+schema2iceberg.toml, found in the current directory or a parent; docs/ci.md lists its keys.
+A channel configuration that the config names is validated with the schemas that use it, also
+when it is the only path given. JSON files that are not schemas (package.json, sample records,
+unnamed channel configurations, definitions only) are reported as such, not compiled.
 
 Examples:
   schema2iceberg check schemas/

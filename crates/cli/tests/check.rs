@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use schema2iceberg::check::{check as run_check, CheckFormat, CheckRequest};
 
+mod support;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -72,6 +74,38 @@ fn config_mistakes_are_reported_with_their_lines() {
 #[test]
 fn an_unknown_config_key_is_reported_with_its_line() {
     insta::assert_snapshot!(check("bad-config-key", |_| {}));
+}
+
+/// Without paths: the named channel configuration is validated with its schema, the unnamed one
+/// and the JSON files that are not schemas get a warning each, not type errors.
+#[test]
+fn layout_repository() {
+    insta::assert_snapshot!(check("layout-repo", |_| {}));
+}
+
+/// A commit that changes only a channel configuration: pre-commit passes that one file, and it is
+/// checked together with the schemas that use it.
+#[test]
+fn a_changed_channel_configuration_is_checked_with_its_schemas() {
+    insta::assert_snapshot!(check("layout-repo", |r| {
+        r.paths = vec![PathBuf::from("channels/orders-kinesis.json")];
+    }));
+}
+
+/// Run from `schemas/`, below the config: the channel configuration and the file a `$ref` reaches
+/// are named from there, as the schema is, in every format.
+#[test]
+fn paths_are_relative_to_the_folder_check_runs_in() {
+    insta::assert_snapshot!(check("layout-repo/schemas", |r| {
+        r.paths = vec![PathBuf::from("orders.json")];
+    }));
+}
+
+/// `[schemas.severity]` belongs to the `[[schemas]]` entry above it; with none above, the
+/// mistake is named as such.
+#[test]
+fn an_entry_table_before_any_entry_is_reported() {
+    insta::assert_snapshot!(check("severity-before-entry", |_| {}));
 }
 
 #[test]
@@ -150,11 +184,9 @@ fn json_reports_validate_against_the_published_shape() {
 /// each code are a snapshot, so that a change in behaviour shows up in review.
 #[test]
 fn corpus() {
-    let corpus = root().join("../shared/corpus");
-    if !corpus.is_dir() {
-        println!("skipped: {} is missing", corpus.display());
+    let Some(corpus) = support::corpus_dir(root().join("../shared/corpus"), "corpus") else {
         return;
-    }
+    };
     let mut req = request(&corpus);
     req.config = Some(root().join("testdata/corpus/schema2iceberg.toml"));
     let checked = run_check(&req, CheckFormat::Json).expect("the corpus check runs");
@@ -178,6 +210,32 @@ fn corpus() {
         out.push_str(&format!("{count:>6} {code}\n"));
     }
     insta::assert_snapshot!(out);
+}
+
+/// Under CI a missing corpus is a failure, not a test that passes having checked nothing.
+#[test]
+#[should_panic(expected = "is missing, and CI=true")]
+fn a_missing_corpus_fails_under_ci() {
+    support::missing_corpus(
+        &root().join("no-such-corpus"),
+        "corpus",
+        true,
+        &mut Vec::new(),
+    );
+}
+
+/// Elsewhere it is a skip with a notice (written to the stderr handle, which libtest does not
+/// capture), and the test goes on.
+#[test]
+fn a_missing_corpus_is_skipped_elsewhere() {
+    let mut notice = Vec::new();
+    support::missing_corpus(&root().join("no-such-corpus"), "corpus", false, &mut notice);
+    let notice = String::from_utf8(notice).unwrap();
+    assert!(
+        notice.starts_with("note: corpus checked nothing:")
+            && notice.contains("no-such-corpus is missing"),
+        "{notice}"
+    );
 }
 
 #[test]

@@ -364,3 +364,22 @@ fn diff_exit_codes() {
     );
     assert_eq!(run(&["diff", v1, v1], None).status.code(), Some(0));
 }
+
+/// The README's first commands run a cold build of iceberg, arrow and parquet: `-q` would hide
+/// cargo's progress for all of it, so a new user would see nothing for many minutes.
+#[test]
+fn the_readme_quick_start_shows_cargo_progress() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let quick_start = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap();
+    for command in quick_start.lines().filter(|l| l.starts_with("cargo ")) {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        assert!(
+            !words.contains(&"-q") && !words.contains(&"--quiet"),
+            "`{command}` hides cargo's progress during the first build"
+        );
+    }
+}

@@ -17,6 +17,8 @@ use schema2iceberg::diff::{run_diff, DiffFormat, DiffRequest, FailLevel};
 use schema2iceberg_mapper::channel::RecordFormat;
 use schema2iceberg_parser::Draft;
 
+mod support;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -256,11 +258,12 @@ fn git_mode_compares_the_working_tree_with_a_revision() {
 /// version stays valid; for the table that should mean no Iceberg-incompatible change.
 #[test]
 fn snowplow_version_histories() {
-    let iglu = root().join("../shared/corpus/snowplow-iglu-central");
-    if !iglu.is_dir() {
-        println!("skipped: {} is missing", iglu.display());
+    let Some(iglu) = support::corpus_dir(
+        root().join("../shared/corpus/snowplow-iglu-central"),
+        "snowplow_version_histories",
+    ) else {
         return;
-    }
+    };
     let mut series: Vec<PathBuf> = walkdir::WalkDir::new(&iglu)
         .into_iter()
         .filter_map(Result::ok)

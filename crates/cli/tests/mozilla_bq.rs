@@ -24,6 +24,8 @@ use schema2iceberg_mapper::{compile, compile_source, CompileOptions};
 use schema2iceberg_parser::{LoadOptions, Severity, Workspace};
 use serde_json::Value;
 
+mod support;
+
 /// Top-level BigQuery columns that Mozilla's pipeline adds to every table. They are left out when
 /// the JSON Schema has no property of that name; the summary lists how often each was left out.
 const METADATA_COLUMNS: [&str; 10] = [
@@ -748,11 +750,12 @@ fn summarise(out: &mut String, title: &str, results: &[&FileResult]) {
 
 #[test]
 fn mozilla_bigquery_differential() {
-    let corpus = root().join("../shared/corpus/mozilla-pipeline-schemas");
-    if !corpus.is_dir() {
-        println!("skipped: {} is missing", corpus.display());
+    let Some(corpus) = support::corpus_dir(
+        root().join("../shared/corpus/mozilla-pipeline-schemas"),
+        "mozilla_bigquery_differential",
+    ) else {
         return;
-    }
+    };
     let mut pairs: Vec<(PathBuf, PathBuf)> = walkdir::WalkDir::new(&corpus)
         .sort_by_file_name()
         .into_iter()

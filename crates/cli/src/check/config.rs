@@ -211,6 +211,30 @@ impl Reader<'_> {
     }
 }
 
+/// A `[schemas.…]` (or `[schemas]`) table header written before the first `[[schemas]]`, with
+/// its span: TOML then makes `schemas` a table, and its own error ("duplicate key", at the later
+/// `[[schemas]]`) does not say why.
+fn entry_table_before_entries(text: &str) -> Option<(String, std::ops::Range<usize>)> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset + (line.len() - line.trim_start().len());
+        offset += line.len();
+        let header = line.trim().split('#').next().unwrap_or("").trim();
+        if header.starts_with("[[") {
+            let name: String = header.chars().filter(|c| !c.is_whitespace()).collect();
+            if name == "[[schemas]]" {
+                return None;
+            }
+            continue;
+        }
+        let name: String = header.chars().filter(|c| !c.is_whitespace()).collect();
+        if name == "[schemas]" || name.starts_with("[schemas.") {
+            return Some((header.to_string(), start..start + header.len()));
+        }
+    }
+    None
+}
+
 /// Reads and checks a config file. `Err` holds the diagnostics (with the text, for snippets).
 pub fn load(path: &Path, display: &str, text: &str) -> Result<Config, Vec<Diagnostic>> {
     let mut reader = Reader {
@@ -222,6 +246,13 @@ pub fn load(path: &Path, display: &str, text: &str) -> Result<Config, Vec<Diagno
     let raw: RawConfig = match toml::from_str(text) {
         Ok(raw) => raw,
         Err(e) => {
+            if let Some((header, span)) = entry_table_before_entries(text) {
+                reader.error("/schemas", span, format!("`{header}` comes before any `[[schemas]]` entry, but it belongs to the `[[schemas]]` entry above it"));
+                if let Some(d) = reader.diagnostics.last_mut() {
+                    d.help = Some("move it below the `[[schemas]]` entry whose files it is for; for every file, use the top-level `[severity]`".to_string());
+                }
+                return Err(reader.diagnostics);
+            }
             let span = e.span().unwrap_or(0..1);
             reader.error("", span, format!("invalid config: {}", e.message().trim()));
             return Err(reader.diagnostics);

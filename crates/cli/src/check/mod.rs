@@ -1,5 +1,6 @@
 //! `schema2iceberg check`: the CI gate over a repository of schemas and channel configurations.
 
+pub mod classify;
 pub mod config;
 pub mod discover;
 pub mod output;
@@ -109,10 +110,48 @@ struct SchemaOutcome {
     text: String,
 }
 
+/// How `check` names every file it reports, in every format: relative to the folder it runs in,
+/// with `../` for a file above it, so that GitHub attaches annotations to repository paths.
+/// Schemas, the files their `$ref`s reach, channel configurations and the config follow this one
+/// rule; only a file on another drive (Windows) keeps its absolute path.
 fn display_of(path: &Path, dir: &Path) -> String {
-    let cleaned = path.strip_prefix(dir).unwrap_or(path);
-    let cleaned = cleaned.strip_prefix("./").unwrap_or(cleaned);
-    cleaned.display().to_string()
+    let path = lexical_absolute(path);
+    let dir = lexical_absolute(dir);
+    let common = path
+        .components()
+        .zip(dir.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return path.display().to_string();
+    }
+    let mut relative = PathBuf::new();
+    for _ in common..dir.components().count() {
+        relative.push("..");
+    }
+    relative.extend(path.components().skip(common));
+    if relative.as_os_str().is_empty() {
+        ".".to_string()
+    } else {
+        relative.display().to_string()
+    }
+}
+
+/// `path` made absolute against the current directory, with `.` and `..` removed by their text
+/// (as a shell's `cd` does), so that `schemas/../channels/x.json` and `channels/x.json` agree.
+fn lexical_absolute(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut cleaned = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                cleaned.pop();
+            }
+            other => cleaned.push(other),
+        }
+    }
+    cleaned
 }
 
 fn command_line_overrides(request: &CheckRequest) -> Result<Overrides, UsageError> {
@@ -179,10 +218,7 @@ fn load_config(request: &CheckRequest) -> Result<Config, ConfigError> {
     let Some(path) = path else {
         return Ok(Config::none(&request.dir));
     };
-    let display = display_of(
-        &path,
-        &std::path::absolute(&request.dir).unwrap_or_else(|_| request.dir.clone()),
-    );
+    let display = display_of(&path, &request.dir);
     let text = std::fs::read_to_string(&path).map_err(|e| UsageError {
         message: format!("cannot read `{display}`: {e}"),
     })?;
@@ -229,18 +265,19 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
             });
         }
     }
-    let channel_paths: BTreeSet<PathBuf> = cli_channel
+    // Each channel configuration, by its real path, as the config or the command line names it.
+    let channel_paths: BTreeMap<PathBuf, PathBuf> = cli_channel
         .iter()
         .cloned()
         .chain(config.channel_config_paths())
-        .filter_map(|p| p.canonicalize().ok())
+        .filter_map(|p| Some((p.canonicalize().ok()?, p)))
         .collect();
     let mut schemas = Vec::new();
+    // The channel configurations among the files: validated, not compiled.
+    let mut given_channels: Vec<PathBuf> = Vec::new();
     for path in files {
-        if path
-            .canonicalize()
-            .is_ok_and(|c| channel_paths.contains(&c))
-        {
+        if let Some(named) = path.canonicalize().ok().and_then(|c| channel_paths.get(&c)) {
+            given_channels.push(named.clone());
             continue;
         }
         let settings = config.settings_for(&path);
@@ -251,6 +288,9 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
             display: display_of(&path, &request.dir),
             path,
         });
+    }
+    if !given_channels.is_empty() {
+        add_schemas_using(&config, &given_channels, &request.dir, &mut schemas)?;
     }
     if request.partition.is_some() && schemas.len() > 1 {
         return Err(UsageError {
@@ -303,6 +343,26 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
                 sources: checked.partition_sources,
             },
         );
+    }
+
+    // A channel configuration that no checked schema uses is still validated, on its own.
+    for path in &given_channels {
+        if config_files.contains_key(path) {
+            continue;
+        }
+        let bytes = std::fs::read(path).map_err(|e| UsageError {
+            message: format!("cannot read `{}`: {e}", display_of(path, &request.dir)),
+        })?;
+        let parsed = JsonFile::parse(display_of(path, &request.dir), bytes);
+        let checked = check_channel_configs(std::slice::from_ref(&parsed.0));
+        groups.insert(
+            vec![path.clone()],
+            ChannelGroup {
+                diagnostics: checked.diagnostics,
+                sources: checked.partition_sources,
+            },
+        );
+        config_files.insert(path.clone(), parsed);
     }
 
     let channel_texts: BTreeMap<String, String> = config_files
@@ -366,7 +426,44 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
         ));
     }
     reports.sort_by(|a, b| a.0.path.cmp(&b.0.path));
-    Ok(finish(reports, format))
+    Ok(finish(reports, format, None))
+}
+
+/// Adds to `schemas` every schema under the config's folder that uses one of `channels`, so that
+/// a change to a channel configuration alone is checked together with the schemas it applies to.
+fn add_schemas_using(
+    config: &Config,
+    channels: &[PathBuf],
+    dir: &Path,
+    schemas: &mut Vec<Checkable>,
+) -> Result<(), UsageError> {
+    let real = |p: &Path| p.canonicalize().ok();
+    let wanted: BTreeSet<PathBuf> = channels.iter().filter_map(|p| real(p)).collect();
+    let mut present: BTreeSet<PathBuf> = schemas.iter().filter_map(|s| real(&s.path)).collect();
+    let everything = discover::expand(
+        &[(".".to_string(), config.dir.clone())],
+        &config.skip,
+        &config.dir,
+    )
+    .map_err(|message| UsageError { message })?;
+    for path in everything {
+        let settings = config.settings_for(&path);
+        let uses = settings
+            .channel_configs
+            .iter()
+            .filter_map(|c| real(c))
+            .any(|c| wanted.contains(&c));
+        if settings.skip || !uses {
+            continue;
+        }
+        if real(&path).is_some_and(|p| present.insert(p)) {
+            schemas.push(Checkable {
+                display: display_of(&path, dir),
+                path,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The report of a run whose config has mistakes: the config's diagnostics, exit code 2.
@@ -388,21 +485,30 @@ fn config_failure(request: &CheckRequest, format: CheckFormat, failure: ConfigFa
             .map(DiagnosticReport::from_diagnostic)
             .collect(),
     };
-    let mut checked = finish(vec![(report, text)], format);
-    if format == CheckFormat::Text {
-        checked.stdout.push_str(&format!(
-            "error: `{}` has mistakes, so nothing was checked\n",
-            failure.display
-        ));
-    }
+    let mistakes = match failure.diagnostics.len() {
+        1 => "a mistake".to_string(),
+        n => format!("{n} mistakes"),
+    };
+    // Said once: a summary that counts the config as a checked file would contradict it.
+    let closing = format!(
+        "error: `{}` has {mistakes}, so nothing was checked",
+        failure.display
+    );
+    let mut checked = finish(vec![(report, text)], format, Some(closing));
     checked.exit = crate::EXIT_USAGE;
     checked
 }
 
-/// Builds the report from every file's result and renders it in `format`.
-fn finish(reports: Vec<(FileReport, String)>, format: CheckFormat) -> Checked {
+/// Builds the report from every file's result and renders it in `format`. `closing` replaces
+/// the summary line of the text and GitHub formats.
+fn finish(
+    reports: Vec<(FileReport, String)>,
+    format: CheckFormat,
+    closing: Option<String>,
+) -> Checked {
     let files: Vec<FileReport> = reports.iter().map(|(r, _)| r.clone()).collect();
     let summary = output::summarize(&files);
+    let closing = closing.unwrap_or_else(|| output::summary_line(&summary));
     let report = Report {
         report_version: 1,
         tool: "schema2iceberg".to_string(),
@@ -412,7 +518,7 @@ fn finish(reports: Vec<(FileReport, String)>, format: CheckFormat) -> Checked {
     let stdout = match format {
         CheckFormat::Text => {
             let mut out: String = reports.iter().map(|(_, text)| text.as_str()).collect();
-            out.push_str(&output::summary_line(&report.summary));
+            out.push_str(&closing);
             out.push('\n');
             out
         }
@@ -421,7 +527,7 @@ fn finish(reports: Vec<(FileReport, String)>, format: CheckFormat) -> Checked {
             text.push('\n');
             text
         }
-        CheckFormat::Github => output::github(&report),
+        CheckFormat::Github => output::github(&report, &closing),
         CheckFormat::Sarif => output::sarif(&report),
     };
     let exit = if report.summary.errors > 0 {
@@ -538,14 +644,20 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
     };
     let absolute = std::path::absolute(&schema.path).unwrap_or_else(|_| schema.path.clone());
     let base = Url::from_file_path(&absolute).or_else(|()| Url::parse("file:///schema.json"));
-    // Rule 17's default, with the folder `check` runs in as the current directory.
+    // Rule 17's default, with the folder `check` runs in as the current directory; with a
+    // config, its folder (docs/ci.md), so that running from a subfolder reads the same files.
     let ref_root = request
         .ref_root
         .as_ref()
         .map(|r| request.dir.join(r))
         .or(settings.ref_root.clone())
         .unwrap_or_else(|| {
-            let dir = std::path::absolute(&request.dir).unwrap_or_else(|_| request.dir.clone());
+            let base = if config.path.is_some() {
+                &config.dir
+            } else {
+                &request.dir
+            };
+            let dir = std::path::absolute(base).unwrap_or_else(|_| base.clone());
             if absolute.starts_with(&dir) {
                 dir
             } else {
@@ -560,6 +672,31 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
         Ok(base) => Workspace::from_bytes(&schema.display, bytes, base, options),
         Err(_) => Workspace::from_bytes(&schema.display, bytes, fallback_base(), options),
     };
+    let main = ws.documents().first();
+    let main_json = main.and_then(|d| d.json.as_deref());
+    let main_text = main.map_or(&[][..], |d| d.text.as_slice());
+    let content = classify::classify(main_json, &schema.display, main_text);
+    if let Some(d) = classify::diagnostic(content, main_json, &schema.display, main_text) {
+        let kept: Vec<Diagnostic> = overrides.apply(d).into_iter().collect();
+        let text = render_file_text(
+            &schema.display,
+            &kept,
+            |_| main.and_then(|d| d.text_str()),
+            request.color,
+        );
+        let report = FileReport {
+            path: schema.display.clone(),
+            kind: match content {
+                classify::Content::ChannelConfig => FileKind::ChannelConfig,
+                classify::Content::DefinitionsOnly => FileKind::Definitions,
+                _ => FileKind::Other,
+            },
+            status: output::status(&kept),
+            table: None,
+            diagnostics: kept.iter().map(DiagnosticReport::from_diagnostic).collect(),
+        };
+        return SchemaOutcome { report, text };
+    }
     let compiled = compile(
         &ws,
         &CompileOptions {
@@ -569,11 +706,28 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
             column_sources: false,
         },
     );
+    // The parser names a referenced file beside the main file's name, or from the process's
+    // current directory; `check` names it from its own folder, as every other file.
+    let renames: Vec<(String, String)> = ws
+        .documents()
+        .iter()
+        .skip(1)
+        .filter_map(|doc| {
+            let shown = display_of(&doc.url.to_file_path().ok()?, &request.dir);
+            (shown != doc.display).then(|| (doc.display.clone(), shown))
+        })
+        .collect();
     let mut diagnostics: Vec<Diagnostic> = extra;
     diagnostics.extend(compiled.diagnostics.iter().cloned());
     let kept: Vec<Diagnostic> = diagnostics
         .into_iter()
         .filter_map(|d| overrides.apply(d))
+        .map(|mut d| {
+            if let Some((_, shown)) = renames.iter().find(|(old, _)| *old == *d.location.file) {
+                d.location.file = shown.as_str().into();
+            }
+            d
+        })
         .collect();
     let table = compiled.schema.as_ref().map(|s| TableSummary {
         columns: s.as_struct().fields().len(),
@@ -592,6 +746,10 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
             &schema.display,
             &kept,
             |file| {
+                let file = renames
+                    .iter()
+                    .find(|(_, shown)| shown == file)
+                    .map_or(file, |(old, _)| old.as_str());
                 ws.documents()
                     .iter()
                     .find(|d| d.display == file)

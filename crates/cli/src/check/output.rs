@@ -48,6 +48,11 @@ pub enum FileKind {
     ChannelConfig,
     /// The repository config, `schema2iceberg.toml`.
     Config,
+    /// Shared definitions that other schemas reach by `$ref`, not compiled on their own
+    /// (`definitions-only`).
+    Definitions,
+    /// A JSON file that is neither a schema nor a channel configuration (`not-a-schema`).
+    Other,
 }
 
 /// The outcome of one file.
@@ -223,8 +228,8 @@ fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// GitHub Actions workflow commands: one annotation a diagnostic, then the summary.
-pub fn github(report: &Report) -> String {
+/// GitHub Actions workflow commands: one annotation a diagnostic, then the `closing` line.
+pub fn github(report: &Report, closing: &str) -> String {
     let mut out = String::new();
     for d in report.files.iter().flat_map(|f| &f.diagnostics) {
         let command = match d.severity {
@@ -246,7 +251,7 @@ pub fn github(report: &Report) -> String {
             escape_data(&message)
         ));
     }
-    out.push_str(&summary_line(&report.summary));
+    out.push_str(closing);
     out.push('\n');
     out
 }
