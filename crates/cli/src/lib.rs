@@ -198,8 +198,8 @@ struct CompileArgs {
     /// Read the schema as this draft, whatever its $schema says.
     #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
     draft: Option<Draft>,
-    /// The folder that file $refs may read from [default: the current directory if the schema
-    /// is inside it, otherwise the schema's directory].
+    /// The folder that file $refs may read from [default: the nearest folder at or above the
+    /// schema's that holds a schema2iceberg.toml or a .git, otherwise the schema's folder].
     #[arg(long, value_name = "DIR")]
     ref_root: Option<PathBuf>,
     /// Color the text output.
@@ -392,7 +392,7 @@ pub fn compile_bytes(
 ) -> Outcome {
     let cwd = std::env::current_dir().unwrap_or_default();
     let absolute = match &request.path {
-        Some(path) => std::path::absolute(path).unwrap_or_else(|_| cwd.join(path)),
+        Some(path) => schema2iceberg_parser::absolute_path(path),
         None => cwd.join("<stdin>"),
     };
     let ref_root = request.ref_root.clone().or_else(|| match &request.path {

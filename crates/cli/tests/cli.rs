@@ -260,3 +260,25 @@ fn diff_exit_codes() {
     );
     assert_eq!(run(&["diff", v1, v1], None).status.code(), Some(0));
 }
+
+#[test]
+fn a_dotdot_file_ref_compiles_the_same_from_any_current_directory() {
+    let schema = root()
+        .join("testdata/ref-root/schemas/orders/order.json")
+        .canonicalize()
+        .unwrap();
+    let schema = schema.to_str().unwrap();
+    let from = |dir: &str| {
+        Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+            .args(["compile", schema, "--color", "never"])
+            .current_dir(root().join(dir))
+            .output()
+            .expect("the binary runs")
+    };
+    let at_root = from(".");
+    let beside = from("testdata/ref-root/schemas/orders");
+    assert_eq!(at_root.status.code(), Some(0), "{}", stdout(&at_root));
+    assert!(stdout(&at_root).contains("total: decimal(38, 2)"));
+    assert_eq!(stdout(&at_root), stdout(&beside));
+    assert_eq!(beside.status.code(), Some(0));
+}

@@ -55,4 +55,6 @@ pub use schema::{
 };
 pub use span::{LineIndex, Span};
 pub use url::Url;
-pub use workspace::{default_ref_root, Document, LoadOptions, Workspace, MAX_DOCUMENTS};
+pub use workspace::{
+    absolute_path, default_ref_root, Document, LoadOptions, Workspace, MAX_DOCUMENTS,
+};
