@@ -333,7 +333,10 @@ impl<'w> Mapper<'w> {
             return;
         }
         let file = ws.document(target_doc).map_or("", |d| d.display.as_str());
-        let main = ws.documents().first().map_or("SCHEMA", |d| d.display.as_str());
+        let main = ws
+            .documents()
+            .first()
+            .map_or("SCHEMA", |d| d.display.as_str());
         let location = self.at(id, reference.at);
         self.emit(
             &codes::FILE_REF,

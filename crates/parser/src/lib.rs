@@ -34,6 +34,7 @@
 
 #![deny(missing_docs)]
 
+mod bundle;
 pub mod codes;
 mod diagnostic;
 mod draft;
@@ -45,6 +46,7 @@ mod schema;
 mod span;
 mod workspace;
 
+pub use bundle::bundle;
 pub use diagnostic::{Code, Diagnostic, Location, Severity};
 pub use draft::{DeclaredDraft, Draft};
 pub use file::JsonFile;

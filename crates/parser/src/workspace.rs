@@ -203,6 +203,21 @@ impl Workspace {
         self.schemas.get(id.index())
     }
 
+    /// How many schema nodes the workspace holds; every `SchemaId` is below it.
+    pub fn schema_count(&self) -> usize {
+        self.schemas.len()
+    }
+
+    /// The schema node built for the JSON value `at` of `doc`, if that value is a schema.
+    pub fn schema_at(&self, doc: DocId, at: JsonId) -> Option<SchemaId> {
+        self.by_json.get(&(doc, at)).copied()
+    }
+
+    /// The base URI in force at the schema node `id`.
+    pub fn base(&self, id: SchemaId) -> Option<&Url> {
+        self.bases.get(id.index()).map(|base| &**base)
+    }
+
     /// The keywords of `id`, when it is an object schema.
     pub fn keywords(&self, id: SchemaId) -> Option<&Keywords> {
         match &self.schema(id)?.kind {
