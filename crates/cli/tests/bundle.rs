@@ -6,7 +6,12 @@
 //! references must bundle to its own text, byte for byte.
 
 // A test should stop loudly on a broken fixture; the no-panic rule is for code that reads input.
-#![allow(clippy::expect_used, clippy::panic, clippy::unwrap_used)]
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::indexing_slicing
+)]
 
 use std::path::{Path, PathBuf};
 

@@ -103,14 +103,16 @@ impl<'w> Bundler<'w> {
         if let Container::Existing { key, at } = &container {
             match main_json.value(*at) {
                 JsonValue::Object(members) => taken.extend(members.iter().map(|m| m.key.clone())),
-                _ => return Err(vec![unsupported(
-                    ws,
-                    DocId(0),
-                    *at,
-                    format!(
+                _ => {
+                    return Err(vec![unsupported(
+                        ws,
+                        DocId(0),
+                        *at,
+                        format!(
                         "`{key}` is not an object, so the referenced files cannot be added to it"
                     ),
-                )]),
+                    )])
+                }
             }
         }
         let mut names = vec![None];
