@@ -322,13 +322,18 @@ impl<'w> Bundler<'w> {
         depth: usize,
         out: &mut String,
     ) {
-        if depth > MAX_JSON_DEPTH {
-            // Parsed documents are never this deep; this guards the recursion all the same.
+        // The entry sits two levels below the bundle's root (`definitions`, then the entry),
+        // so a file nested nearly as deep as the reader allows would be too deep once inlined.
+        // This also bounds the recursion.
+        let container = matches!(json.value(at), JsonValue::Object(_) | JsonValue::Array(_));
+        if container && depth + 2 >= MAX_JSON_DEPTH {
             self.errors.push(unsupported(
                 self.ws,
                 doc,
                 at,
-                "the value is nested too deeply to bundle".to_string(),
+                format!(
+                    "once inlined two levels below the root, this value would be nested more than {MAX_JSON_DEPTH} levels deep, which JSON readers (this one included) refuse"
+                ),
             ));
             return;
         }
