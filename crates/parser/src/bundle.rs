@@ -433,14 +433,38 @@ impl<'w> Bundler<'w> {
     /// indented one step (`  "definitions": {`); when the file is indented otherwise, the
     /// entries are still valid JSON, only less tidy.
     fn insertion(&self, text: &str, inlined: &[(String, DocId)]) -> (usize, usize, String) {
+        let json = self.main_json;
+        // A root written on one line gets its entries on that line too.
+        let one_line = !text
+            .get(json.span(json.root()).start()..json.span(json.root()).end())
+            .unwrap_or_default()
+            .contains('\n');
+        let (newline, step, comma) = if one_line {
+            ("", "", ", ")
+        } else {
+            ("\n", STEP, ",\n")
+        };
+        let indent_of = |at: usize| {
+            if one_line {
+                String::new()
+            } else {
+                line_indent(text, at)
+            }
+        };
         let entries = |indent: &str| {
             inlined
                 .iter()
                 .map(|(entry, _)| format!("{indent}{entry}"))
                 .collect::<Vec<_>>()
-                .join(",\n")
+                .join(comma)
         };
-        let json = self.main_json;
+        // `{` + the entries + `}`, for a container written here.
+        let object = |indent: &str| {
+            format!(
+                "{{{newline}{}{newline}{indent}}}",
+                entries(&format!("{indent}{step}"))
+            )
+        };
         match &self.container {
             Container::Existing { at, .. } => {
                 let members = match json.value(*at) {
@@ -450,17 +474,12 @@ impl<'w> Bundler<'w> {
                 match members.last() {
                     Some(last) => {
                         let end = json.span(last.value).end();
-                        let indent = line_indent(text, last.key_span.start());
-                        (end, end, format!(",\n{}", entries(&indent)))
+                        let indent = indent_of(last.key_span.start());
+                        (end, end, format!("{comma}{}", entries(&indent)))
                     }
                     None => {
                         let span = json.span(*at);
-                        let indent = line_indent(text, span.start());
-                        (
-                            span.start(),
-                            span.end(),
-                            format!("{{\n{}\n{indent}}}", entries(&format!("{indent}{STEP}"))),
-                        )
+                        (span.start(), span.end(), object(&indent_of(span.start())))
                     }
                 }
             }
@@ -473,18 +492,15 @@ impl<'w> Bundler<'w> {
                 let (end, indent) = match members.last() {
                     Some(last) => (
                         json.span(last.value).end(),
-                        line_indent(text, last.key_span.start()),
+                        indent_of(last.key_span.start()),
                     ),
-                    None => (json.span(root).start() + 1, STEP.to_string()),
+                    None => (json.span(root).start() + 1, step.to_string()),
                 };
-                let separator = if members.is_empty() { "" } else { "," };
+                let separator = if members.is_empty() { newline } else { comma };
                 (
                     end,
                     end,
-                    format!(
-                        "{separator}\n{indent}\"definitions\": {{\n{}\n{indent}}}",
-                        entries(&format!("{indent}{STEP}"))
-                    ),
+                    format!("{separator}{indent}\"definitions\": {}", object(&indent)),
                 )
             }
         }
