@@ -288,7 +288,7 @@ impl<'w> Bundler<'w> {
     }
 
     /// Each inlined document's entry, `"name": value`, written at two levels below the root.
-    fn write_inlined(&mut self) -> Vec<(String, DocId)> {
+    fn write_inlined(&mut self) -> Vec<String> {
         let mut entries = Vec::new();
         for (index, name) in self.names.iter().enumerate().skip(1) {
             let Some(name) = name else { continue };
@@ -305,7 +305,7 @@ impl<'w> Bundler<'w> {
             };
             let mut value = String::new();
             self.write_value(doc, document, json, json.root(), 0, &mut value);
-            written.push((format!("{}: {value}", json_string(&name)), doc));
+            written.push(format!("{}: {value}", json_string(&name)));
         }
         written
     }
@@ -412,7 +412,7 @@ impl<'w> Bundler<'w> {
     }
 
     /// The main file's text with the `$ref` edits made and the inlined entries added.
-    fn splice(&self, text: &str, inlined: &[(String, DocId)]) -> String {
+    fn splice(&self, text: &str, inlined: &[String]) -> String {
         let mut edits = self.main_edits.clone();
         if !inlined.is_empty() {
             edits.push(self.insertion(text, inlined));
@@ -432,7 +432,7 @@ impl<'w> Bundler<'w> {
     /// Where and what to insert for the inlined entries. Entries are written for a container
     /// indented one step (`  "definitions": {`); when the file is indented otherwise, the
     /// entries are still valid JSON, only less tidy.
-    fn insertion(&self, text: &str, inlined: &[(String, DocId)]) -> (usize, usize, String) {
+    fn insertion(&self, text: &str, inlined: &[String]) -> (usize, usize, String) {
         let json = self.main_json;
         // A root written on one line gets its entries on that line too.
         let one_line = !text
@@ -454,7 +454,7 @@ impl<'w> Bundler<'w> {
         let entries = |indent: &str| {
             inlined
                 .iter()
-                .map(|(entry, _)| format!("{indent}{entry}"))
+                .map(|entry| format!("{indent}{entry}"))
                 .collect::<Vec<_>>()
                 .join(comma)
         };
