@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
 
+pub mod bundle;
 pub mod check;
 pub mod codes;
 pub mod corpus;
@@ -32,6 +33,7 @@ Examples:
   schema2iceberg compile testdata/examples/event.json --partition event_time
   schema2iceberg compile schema.json --format json > table.json
   cat schema.json | schema2iceberg compile - --draft 04
+  schema2iceberg bundle schema.json > schema.bundled.json   # the one document to register
 
 Exit codes: 0 compiled (warnings allowed), 1 the schema has errors, 2 usage or I/O error.";
 
@@ -54,6 +56,53 @@ enum Command {
     /// evolution rules.
     #[command(after_help = DIFF_HELP)]
     Diff(DiffArgs),
+    /// Print the one self-contained document to register: the schema with every file that its
+    /// $refs reach inlined under `definitions`.
+    #[command(after_help = BUNDLE_HELP)]
+    Bundle(BundleArgs),
+}
+
+const BUNDLE_HELP: &str = "\
+The Glue Schema Registry stores one document per schema version and cannot read the files a
+$ref names, so a channel created on such a schema fails (compile warns: file-ref). bundle writes
+the schema you register:
+  - each referenced file is inlined once, as an entry of the root's `definitions` (or `$defs`,
+    when the root already uses it) named after the file: common.json becomes `common`, then
+    `common_2`, … when the name is taken;
+  - every $ref into another file, and every $ref inside an inlined file, becomes a pointer into
+    the bundle (\"#/definitions/common/definitions/address\"); cycles between files stay cycles;
+  - `$id`/`id` and `$schema` are dropped from inlined files, so their $refs resolve the same;
+  - the main file's text is kept as written; numbers keep their exact text.
+compile gives the bundle the same table and diagnostics as the files it came from.
+
+Examples:
+  schema2iceberg bundle schemas/order.json > order.bundled.json
+  schema2iceberg bundle schemas/order.json --output build/order.json
+  aws glue register-schema-version --schema-id RegistryName=events,SchemaName=order \\
+    --schema-definition file://order.bundled.json
+
+Exit codes: 0 bundled, 1 the schema has a reference that cannot be bundled (a missing file, a
+file outside the reference root, a network URI) or is not JSON, 2 usage or I/O error.
+Diagnostics go to standard error, and nothing is written when there is one.";
+
+#[derive(Debug, clap::Args)]
+struct BundleArgs {
+    /// The JSON Schema file.
+    #[arg(value_name = "SCHEMA")]
+    schema: PathBuf,
+    /// Write the bundle to FILE instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Read the schema as this draft, whatever its $schema says.
+    #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
+    draft: Option<Draft>,
+    /// The folder that file $refs may read from [default: as compile: the nearest folder at or
+    /// above the schema's that holds a schema2iceberg.toml or a .git, otherwise the schema's].
+    #[arg(long, value_name = "DIR")]
+    ref_root: Option<PathBuf>,
+    /// Color the diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    color: ColorWhen,
 }
 
 const DIFF_HELP: &str = "\
@@ -209,8 +258,8 @@ struct CompileArgs {
     /// Read the schema as this draft, whatever its $schema says.
     #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
     draft: Option<Draft>,
-    /// The folder that file $refs may read from [default: the current directory if the schema
-    /// is inside it, otherwise the schema's directory].
+    /// The folder that file $refs may read from [default: the nearest folder at or above the
+    /// schema's that holds a schema2iceberg.toml or a .git, otherwise the schema's folder].
     #[arg(long, value_name = "DIR")]
     ref_root: Option<PathBuf>,
     /// Color the text output.
@@ -267,6 +316,43 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Command::Compile(args) => run_compile(args),
         Command::Check(args) => run_check(args),
         Command::Diff(args) => run_diff(args),
+        Command::Bundle(args) => run_bundle(args),
+    }
+}
+
+fn run_bundle(args: BundleArgs) -> ExitCode {
+    let color = match args.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
+        }
+    };
+    let outcome = bundle::bundle_file(&bundle::BundleRequest {
+        schema: args.schema,
+        draft: args.draft,
+        ref_root: args.ref_root,
+        color,
+    });
+    let mut stderr = anstream::stderr();
+    let _ = stderr.write_all(outcome.stderr.as_bytes());
+    if outcome.exit != EXIT_OK {
+        return ExitCode::from(outcome.exit);
+    }
+    let written = match &args.output {
+        Some(path) => std::fs::write(path, &outcome.document)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(outcome.document.as_bytes())
+                .and_then(|()| stdout.flush())
+                .map_err(|e| format!("cannot write to standard output: {e}"))
+        }
+    };
+    match written {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(message) => usage_error(&message),
     }
 }
 
@@ -393,7 +479,7 @@ pub fn compile_bytes(
 ) -> Outcome {
     let cwd = std::env::current_dir().unwrap_or_default();
     let absolute = match &request.path {
-        Some(path) => std::path::absolute(path).unwrap_or_else(|_| cwd.join(path)),
+        Some(path) => schema2iceberg_parser::absolute_path(path),
         None => cwd.join("<stdin>"),
     };
     let ref_root = request.ref_root.clone().or_else(|| match &request.path {

@@ -383,3 +383,68 @@ fn the_readme_quick_start_shows_cargo_progress() {
         );
     }
 }
+
+#[test]
+fn a_dotdot_file_ref_compiles_the_same_from_any_current_directory() {
+    let schema = root()
+        .join("testdata/ref-root/schemas/orders/order.json")
+        .canonicalize()
+        .unwrap();
+    let schema = schema.to_str().unwrap();
+    let from = |dir: &str| {
+        Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+            .args(["compile", schema, "--color", "never"])
+            .current_dir(root().join(dir))
+            .output()
+            .expect("the binary runs")
+    };
+    let at_root = from(".");
+    let beside = from("testdata/ref-root/schemas/orders");
+    assert_eq!(at_root.status.code(), Some(0), "{}", stdout(&at_root));
+    assert!(stdout(&at_root).contains("total: decimal(38, 2)"));
+    assert_eq!(stdout(&at_root), stdout(&beside));
+    assert_eq!(beside.status.code(), Some(0));
+}
+
+#[test]
+fn bundle_writes_stdout_or_output_and_exits_like_compile() {
+    let to_stdout = run(&["bundle", "testdata/bundle/nested/schema.json"], None);
+    assert_eq!(to_stdout.status.code(), Some(0), "{}", stderr(&to_stdout));
+    assert!(stdout(&to_stdout).contains("\"#/definitions/types/definitions/address\""));
+    assert!(stderr(&to_stdout).is_empty());
+
+    let output = std::env::temp_dir().join(format!("s2i-bundle-{}.json", std::process::id()));
+    let to_file = run(
+        &[
+            "bundle",
+            "testdata/bundle/nested/schema.json",
+            "--output",
+            output.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(to_file.status.code(), Some(0));
+    assert!(stdout(&to_file).is_empty());
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        stdout(&to_stdout)
+    );
+    std::fs::remove_file(&output).unwrap();
+
+    let dangling = run(
+        &["bundle", "testdata/bundle/dangling-error/schema.json"],
+        None,
+    );
+    assert_eq!(dangling.status.code(), Some(1));
+    assert!(stdout(&dangling).is_empty());
+    assert!(stderr(&dangling).contains("error[ref-dangling]"));
+
+    let missing = run(&["bundle", "testdata/bundle/no-such.json"], None);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).starts_with("error: cannot read"));
+
+    let help = run(&["bundle", "--help"], None);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(stdout(&help).contains("Examples:"));
+    assert!(stdout(&help).contains("register-schema-version"));
+}

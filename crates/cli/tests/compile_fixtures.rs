@@ -11,21 +11,11 @@ use std::path::{Path, PathBuf};
 use schema2iceberg::{compile_bytes, CompileRequest, Format};
 use schema2iceberg_parser::Draft;
 
+mod common;
+use common::fixture_args;
+
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The options a fixture asks for in its root `$comment`.
-fn fixture_args(bytes: &[u8]) -> Vec<String> {
-    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
-        return Vec::new();
-    };
-    value
-        .get("$comment")
-        .and_then(|c| c.as_str())
-        .and_then(|c| c.strip_prefix("args:"))
-        .map(|args| args.split_whitespace().map(str::to_string).collect())
-        .unwrap_or_default()
 }
 
 /// Compiles one fixture as the CLI would and renders everything a user sees.

@@ -109,6 +109,10 @@ schema2iceberg_parser::code_table! {
         "A `$ref` leads back to a schema that contains it, and Iceberg has no recursive types.",
         "Cut the cycle: stop the recursion at a fixed depth, or store the recursive part as a string.",
         r##"{"definitions": {"node": {"properties": {"child": {"$ref": "#/definitions/node"}}}}}"##;
+    FILE_REF = "file-ref", Warning,
+        "A `$ref` reads another file; the Glue Schema Registry stores one document, and a reference it cannot resolve fails channel creation.",
+        "Run `schema2iceberg bundle SCHEMA` and register the one self-contained document it prints.",
+        r#"{"properties": {"home": {"$ref": "common.json#/definitions/address"}}}"#;
     EMPTY_NAME = "empty-name", Error,
         "A property name is empty, and Iceberg columns need a name.",
         "Rename the property.",

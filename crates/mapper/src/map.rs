@@ -101,6 +101,8 @@ pub(crate) struct Mapper<'w> {
     reported_names: HashSet<Site>,
     /// Holders of `$ref`s whose ignored siblings were reported: one warning each.
     reported_siblings: HashSet<SchemaId>,
+    /// Holders of file `$ref`s already warned about: one warning each.
+    reported_file_refs: HashSet<SchemaId>,
     /// How many times a `$ref` or an `allOf` was found to lead back into itself, reported or not.
     cycles_met: usize,
 }
@@ -190,6 +192,7 @@ impl<'w> Mapper<'w> {
             with_constraints,
             mapped_refs: HashMap::default(),
             reported_siblings: HashSet::default(),
+            reported_file_refs: HashSet::default(),
             reported_names: HashSet::default(),
             cycles_met: 0,
         }
@@ -292,6 +295,7 @@ impl<'w> Mapper<'w> {
     /// Resolves `id`'s `$ref` and returns the target, reporting dangling references and cycles.
     fn ref_target(&mut self, id: SchemaId, k: &Keywords, field: &str) -> Option<SchemaId> {
         let reference = k.reference.as_ref()?;
+        self.warn_file_ref(id, k, field);
         match &reference.value.target {
             Err(d) => {
                 self.diagnostics.push((**d).clone().with_field(field));
@@ -328,6 +332,42 @@ impl<'w> Mapper<'w> {
                 Some(*target)
             }
         }
+    }
+
+    /// Warns at a `$ref` whose target is in another document than the one it is written in:
+    /// the registry stores one document, so it cannot resolve the reference.
+    fn warn_file_ref(&mut self, id: SchemaId, k: &Keywords, field: &str) {
+        let ws = self.ws;
+        let (Some(reference), Some(holder)) = (k.reference.as_ref(), ws.schema(id)) else {
+            return;
+        };
+        let Ok(target) = &reference.value.target else {
+            return;
+        };
+        let Some(target_doc) = ws.schema(*target).map(|t| t.doc) else {
+            return;
+        };
+        if target_doc == holder.doc || !self.reported_file_refs.insert(id) {
+            return;
+        }
+        let file = ws.document(target_doc).map_or("", |d| d.display.as_str());
+        let main = ws
+            .documents()
+            .first()
+            .map_or("SCHEMA", |d| d.display.as_str());
+        let location = self.at(id, reference.at);
+        self.emit(
+            &codes::FILE_REF,
+            location,
+            format!(
+                "`$ref` \"{}\" reads the file `{file}`: the Glue Schema Registry stores one document and cannot resolve it, so creating the channel fails",
+                reference.value.text
+            ),
+            field,
+        )
+        .help = Some(format!(
+            "register the one document that `schema2iceberg bundle {main}` prints, with every file reference inlined"
+        ));
     }
 
     fn describe_schema(&self, id: SchemaId) -> String {

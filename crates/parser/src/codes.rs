@@ -53,4 +53,8 @@ crate::code_table! {
         "A file named by a `$ref` exists inside the root but cannot be read.",
         "Check the file's permissions and that it is a regular file.",
         r#"{"$ref": "locked.json"}"#;
+    BUNDLE_UNSUPPORTED = "bundle-unsupported", Error,
+        "`bundle` cannot write the schema and its files as one document that resolves the same (only `schema2iceberg bundle` reports it).",
+        "Follow the message: give the root an absolute `$id`, make `definitions` an object, or declare the same draft in every file.",
+        r#"{"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"a": {"$ref": "draft04-file.json"}}}"#;
 }

@@ -34,6 +34,7 @@
 
 #![deny(missing_docs)]
 
+mod bundle;
 pub mod codes;
 mod diagnostic;
 mod draft;
@@ -46,6 +47,7 @@ mod span;
 pub mod suggest;
 mod workspace;
 
+pub use bundle::bundle;
 pub use diagnostic::{Code, Diagnostic, Location, Severity};
 pub use draft::{DeclaredDraft, Draft};
 pub use file::JsonFile;
@@ -56,4 +58,6 @@ pub use schema::{
 };
 pub use span::{LineIndex, Span};
 pub use url::Url;
-pub use workspace::{default_ref_root, Document, LoadOptions, Workspace, MAX_DOCUMENTS};
+pub use workspace::{
+    absolute_path, default_ref_root, Document, LoadOptions, Workspace, MAX_DOCUMENTS,
+};

@@ -103,16 +103,41 @@ impl RefFailure {
     }
 }
 
-/// The reference root used when none is given: the current directory if `schema` is inside it,
-/// otherwise the schema's own directory.
+/// The file that marks a repository's root for `check`; the default reference root stops at it.
+const CONFIG_FILE: &str = "schema2iceberg.toml";
+
+/// The reference root used when none is given: the nearest folder at or above the schema's own
+/// that holds a `schema2iceberg.toml` or a `.git`, otherwise the schema's own folder. It
+/// depends only on where the schema is, never on the current directory, so a `../` reference
+/// compiles (or not) the same from anywhere.
 pub fn default_ref_root(schema: &Path) -> PathBuf {
+    let absolute = absolute_path(schema);
+    let folder = absolute
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| absolute.clone());
+    folder
+        .ancestors()
+        .find(|dir| dir.join(CONFIG_FILE).is_file() || dir.join(".git").exists())
+        .map_or(folder.clone(), Path::to_path_buf)
+}
+
+/// `path` made absolute against the current directory, with `.` and `..` removed by their
+/// text, as URIs resolve them: `orders/../common/a.json` and `common/a.json` name one file.
+pub fn absolute_path(path: &Path) -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let absolute = std::path::absolute(schema).unwrap_or_else(|_| schema.to_path_buf());
-    if absolute.starts_with(&cwd) {
-        cwd
-    } else {
-        absolute.parent().map(Path::to_path_buf).unwrap_or(cwd)
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| cwd.join(path));
+    let mut normal = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
     }
+    normal
 }
 
 impl Workspace {
@@ -120,7 +145,7 @@ impl Workspace {
     /// failing to be read is an `Err`; everything else becomes a diagnostic.
     pub fn open(path: &Path, mut options: LoadOptions) -> std::io::Result<Workspace> {
         let bytes = std::fs::read(path)?;
-        let absolute = std::path::absolute(path)?;
+        let absolute = absolute_path(path);
         let url = Url::from_file_path(&absolute).map_err(|()| {
             std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path")
         })?;
@@ -177,6 +202,21 @@ impl Workspace {
     /// The schema node `id`.
     pub fn schema(&self, id: SchemaId) -> Option<&Schema> {
         self.schemas.get(id.index())
+    }
+
+    /// How many schema nodes the workspace holds; every `SchemaId` is below it.
+    pub fn schema_count(&self) -> usize {
+        self.schemas.len()
+    }
+
+    /// The schema node built for the JSON value `at` of `doc`, if that value is a schema.
+    pub fn schema_at(&self, doc: DocId, at: JsonId) -> Option<SchemaId> {
+        self.by_json.get(&(doc, at)).copied()
+    }
+
+    /// The base URI in force at the schema node `id`.
+    pub fn base(&self, id: SchemaId) -> Option<&Url> {
+        self.bases.get(id.index()).map(|base| &**base)
     }
 
     /// The keywords of `id`, when it is an object schema.
@@ -1154,31 +1194,42 @@ fn fallback_url() -> Url {
     }
 }
 
-/// How a referenced file is named in diagnostics: beside the main file's name when it is in
-/// the main file's folder or below, else relative to the current directory, else absolute.
+/// How a referenced file is named in diagnostics: relative to the main file's name as it was
+/// given (`../common/money.json` beside `order.json`), so that the name does not depend on the
+/// current directory; absolute when the main file has no place.
 fn display_path(path: &Path, main: Option<&Document>) -> String {
-    if let Some(main) = main {
-        let main_dir = main
-            .url
-            .to_file_path()
-            .ok()
-            .and_then(|p| p.parent().map(Path::to_path_buf));
-        let shown_dir = Path::new(&main.display)
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        if let Some(relative) = main_dir
-            .as_deref()
-            .and_then(|dir| path.strip_prefix(dir).ok())
-        {
-            return shown_dir.join(relative).display().to_string();
+    let Some((main, main_dir)) = main.and_then(|m| {
+        let dir = m.url.to_file_path().ok()?.parent()?.to_path_buf();
+        Some((m, dir))
+    }) else {
+        return path.display().to_string();
+    };
+    let shown_dir = Path::new(&main.display)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let common = main_dir
+        .components()
+        .zip(path.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut shown = shown_dir;
+    for _ in common..main_dir.components().count() {
+        // Step up by the name as given where it has a folder to drop, else write `..`.
+        let droppable = matches!(
+            shown.components().next_back(),
+            Some(std::path::Component::Normal(_))
+        );
+        if droppable {
+            shown.pop();
+        } else {
+            shown.push("..");
         }
     }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    match path.strip_prefix(&cwd) {
-        Ok(relative) => relative.display().to_string(),
-        Err(_) => path.display().to_string(),
+    for component in path.components().skip(common) {
+        shown.push(component);
     }
+    shown.display().to_string()
 }
 
 fn locate(doc: &Document, pointer: String, span: Span) -> Location {
