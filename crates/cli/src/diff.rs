@@ -15,6 +15,7 @@ use schema2iceberg_parser::{Draft, JsonFile, LoadOptions, Severity, Url, Workspa
 use serde::Serialize;
 
 use crate::check::config::{self, Config};
+use crate::check::output::{escape_data, escape_property};
 use crate::render;
 
 /// Output formats of `diff`.
@@ -957,18 +958,6 @@ fn text(files: &[FileDiff], not_compiled: &str, level: FailLevel) -> String {
     out
 }
 
-/// Escapes a GitHub workflow command's message.
-fn escape_message(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a GitHub workflow command's property.
-fn escape_property(text: &str) -> String {
-    escape_message(text).replace(',', "%2C").replace(':', "%3A")
-}
-
 fn github(files: &[FileDiff], fail_on: FailOn, level: FailLevel) -> String {
     let mut out = String::new();
     for file in files.iter().filter(|f| f.status == "not-compiled") {
@@ -987,7 +976,7 @@ fn github(files: &[FileDiff], fail_on: FailOn, level: FailLevel) -> String {
         }
         out.push_str(&format!(
             "::{command} title=diff::{}\n",
-            escape_message(&message)
+            escape_data(&message)
         ));
     }
     for file in files {
@@ -1033,7 +1022,7 @@ fn github(files: &[FileDiff], fail_on: FailOn, level: FailLevel) -> String {
             out.push_str(&format!(
                 "::{command}{place}title=diff {}::{}\n",
                 escape_property(unnamed_path(&c.change).unwrap_or(&c.change.path)),
-                escape_message(&message)
+                escape_data(&message)
             ));
         }
     }
