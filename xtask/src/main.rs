@@ -7,7 +7,8 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  codegen   regenerate docs/diagnostics.md and docs/report.schema.json from the code
+  codegen   regenerate docs/diagnostics.md, docs/report.schema.json and the code index of
+            docs/mapping.md from the code
   ci        run what CI runs: cargo fmt --check, clippy with -D warnings, and the tests
   corpus [--source NAME]
             check every schema in ../shared/corpus and print the per-source summary
@@ -50,6 +51,20 @@ fn write(relative: &str, text: &str) -> bool {
     }
 }
 
+/// Rewrites the generated code index between its markers in docs/mapping.md; the prose around
+/// it is kept.
+fn codegen_code_index() -> bool {
+    const MAPPING: &str = "docs/mapping.md";
+    let current = std::fs::read_to_string(repository_root().join(MAPPING)).unwrap_or_default();
+    match schema2iceberg::codes::with_code_index(&current) {
+        Some(text) => write(MAPPING, &text),
+        None => {
+            eprintln!("{MAPPING} has no code index markers; add them around `## Code index`");
+            false
+        }
+    }
+}
+
 /// `cargo xtask corpus [--source NAME]`: prints the summary, or says why it cannot (exit 2).
 fn corpus(args: &[String]) -> Result<bool, String> {
     let mut request = schema2iceberg::corpus::CorpusRequest::for_repository(&repository_root());
@@ -82,7 +97,7 @@ fn main() -> ExitCode {
             ) & write(
                 "docs/report.schema.json",
                 &schema2iceberg::check::output::report_schema(),
-            )
+            ) & codegen_code_index()
         }
         Some("ci") => {
             let steps: [&[&str]; 3] = [

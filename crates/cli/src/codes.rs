@@ -1,74 +1,116 @@
 //! The command line's own diagnostic codes, and the table of every code the tool can emit.
 
-use schema2iceberg_parser::{Code, Severity};
+use schema2iceberg_parser::Code;
 
-/// `schema2iceberg.toml` has a mistake.
-pub const CONFIG_INVALID: Code = Code {
-    name: "config-invalid",
-    severity: Severity::Error,
-    summary:
+schema2iceberg_parser::code_table! {
+    CONFIG_INVALID = "config-invalid", Error, rule [] section "the repository config (docs/ci.md)",
         "`schema2iceberg.toml` is not valid TOML, has an unknown key, or a value of the wrong kind.",
-    fix: "Fix the key at the marked line; docs/ci.md lists every key.",
-    example: "partition = 5",
-};
+        "Fix the key at the marked line; docs/ci.md lists every key.",
+        "partition = 5";
+    PARTITION_MISMATCH = "partition-mismatch", Error, rule [] section "channel configurations (docs/ci.md)",
+        "`--partition` (or the repository config) and the channel configuration's `SourceName` name different partition fields.",
+        "Make them agree; the channel partitions on its `SourceName`.",
+        "--partition event_time with SourceName created_at";
+    UNNAMED_CHANNEL_CONFIG = "unnamed-channel-config", Warning, rule [] section "files that are not schemas (docs/ci.md)",
+        "A JSON file that `check` found has the shape of a Kinesis or MSK channel configuration, but no `channel-config` key of `schema2iceberg.toml` names it; it is neither compiled as a schema nor validated with one.",
+        "Name it in `channel-config` of the `[[schemas]]` entry whose schemas its channel reads, or list it under `skip`.",
+        r#"channels/orders.json: {"DataFreshnessInSeconds": 300, "S3TablesConfigurationList": […]}"#;
+    NOT_A_SCHEMA = "not-a-schema", Warning, rule [] section "files that are not schemas (docs/ci.md)",
+        "A JSON file that `check` found has no JSON Schema keyword at its root (package.json, a sample record), so it is not compiled.",
+        "List it under `skip` in `schema2iceberg.toml`; if it is a schema, give it `$schema` or `type`.",
+        r#"package.json: {"name": "app", "dependencies": {"left-pad": "^1.3.0"}}"#;
+    DEFINITIONS_ONLY = "definitions-only", Note, rule [] section "files that are not schemas (docs/ci.md)",
+        "A JSON file that `check` found has only `definitions` or `$defs` (with `$schema`, `$id`) at its root: shared definitions, not a table. It is not compiled on its own; each definition is checked in the schemas whose `$ref` uses it.",
+        "Nothing to fix; list it under `skip` to drop the note, or give its root a `type` if it is a table.",
+        r#"common/money.json: {"definitions": {"money": {"type": "object", …}}}"#;
+}
 
-/// The command line and a channel configuration name different partition fields.
-pub const PARTITION_MISMATCH: Code = Code {
-    name: "partition-mismatch",
-    severity: Severity::Error,
-    summary: "`--partition` (or the repository config) and the channel configuration's `SourceName` name different partition fields.",
-    fix: "Make them agree; the channel partitions on its `SourceName`.",
-    example: "--partition event_time with SourceName created_at",
-};
+/// One table of codes: its heading in the docs, the file that declares it, and its codes.
+#[derive(Debug, Clone, Copy)]
+pub struct CodeTable {
+    /// The heading of its group in docs/diagnostics.md and in the code index of docs/mapping.md.
+    pub group: &'static str,
+    /// The file that declares it, relative to the repository root.
+    pub file: &'static str,
+    /// Its codes, in documentation order.
+    pub codes: &'static [Code],
+}
 
-/// A JSON file that `check` found has the shape of a channel configuration that the config does not name.
-pub const UNNAMED_CHANNEL_CONFIG: Code = Code {
-    name: "unnamed-channel-config",
-    severity: Severity::Warning,
-    summary: "A JSON file that `check` found has the shape of a Kinesis or MSK channel configuration, but no `channel-config` key of `schema2iceberg.toml` names it; it is neither compiled as a schema nor validated with one.",
-    fix: "Name it in `channel-config` of the `[[schemas]]` entry whose schemas its channel reads, or list it under `skip`.",
-    example: r#"channels/orders.json: {"DataFreshnessInSeconds": 300, "S3TablesConfigurationList": […]}"#,
-};
-
-/// A JSON file that `check` found has no JSON Schema keyword at its root.
-pub const NOT_A_SCHEMA: Code = Code {
-    name: "not-a-schema",
-    severity: Severity::Warning,
-    summary: "A JSON file that `check` found has no JSON Schema keyword at its root (package.json, a sample record), so it is not compiled.",
-    fix: "List it under `skip` in `schema2iceberg.toml`; if it is a schema, give it `$schema` or `type`.",
-    example: r#"package.json: {"name": "app", "dependencies": {"left-pad": "^1.3.0"}}"#,
-};
-
-/// A JSON file that `check` found holds only definitions for other schemas' `$ref`s.
-pub const DEFINITIONS_ONLY: Code = Code {
-    name: "definitions-only",
-    severity: Severity::Note,
-    summary: "A JSON file that `check` found has only `definitions` or `$defs` (with `$schema`, `$id`) at its root: shared definitions, not a table. It is not compiled on its own; each definition is checked in the schemas whose `$ref` uses it.",
-    fix: "Nothing to fix; list it under `skip` to drop the note, or give its root a `type` if it is a table.",
-    example: r#"common/money.json: {"definitions": {"money": {"type": "object", …}}}"#,
-};
-
-/// Every code of this crate.
-pub const ALL: &[Code] = &[
-    CONFIG_INVALID,
-    PARTITION_MISMATCH,
-    UNNAMED_CHANNEL_CONFIG,
-    NOT_A_SCHEMA,
-    DEFINITIONS_ONLY,
+/// Every table of codes, grouped by where the codes come from, in documentation order.
+pub const TABLES: &[CodeTable] = &[
+    CodeTable {
+        group: "Reading the schema",
+        file: "crates/parser/src/codes.rs",
+        codes: schema2iceberg_parser::codes::ALL,
+    },
+    CodeTable {
+        group: "Mapping to Iceberg",
+        file: "crates/mapper/src/codes.rs",
+        codes: schema2iceberg_mapper::codes::ALL,
+    },
+    CodeTable {
+        group: "Lints (check only)",
+        file: "crates/mapper/src/lints.rs",
+        codes: schema2iceberg_mapper::lints::ALL,
+    },
+    CodeTable {
+        group: "Channel configuration (check only)",
+        file: "crates/mapper/src/channel.rs",
+        codes: schema2iceberg_mapper::channel::ALL,
+    },
+    CodeTable {
+        group: "The check command",
+        file: "crates/cli/src/codes.rs",
+        codes: ALL,
+    },
 ];
 
 /// Every code the tool can emit, grouped by where it comes from, in documentation order.
 pub fn every_code() -> Vec<(&'static str, &'static [Code])> {
-    vec![
-        ("Reading the schema", schema2iceberg_parser::codes::ALL),
-        ("Mapping to Iceberg", schema2iceberg_mapper::codes::ALL),
-        ("Lints (check only)", schema2iceberg_mapper::lints::ALL),
-        (
-            "Channel configuration (check only)",
-            schema2iceberg_mapper::channel::ALL,
-        ),
-        ("The check command", ALL),
-    ]
+    TABLES.iter().map(|table| (table.group, table.codes)).collect()
+}
+
+/// The line before the generated code index in docs/mapping.md.
+pub const CODE_INDEX_BEGIN: &str =
+    "<!-- BEGIN code index: generated by `cargo xtask codegen` from the code tables; do not edit. -->";
+/// The line after it.
+pub const CODE_INDEX_END: &str = "<!-- END code index -->";
+
+/// The code index of docs/mapping.md: every code of every table, its default severity, and the
+/// rules (or the unnumbered part of the docs) that decide it.
+pub fn code_index_markdown() -> String {
+    let mut out = String::new();
+    for table in TABLES {
+        out.push_str(&format!(
+            "{} (`{}`):\n\n| Code | Severity | Rule |\n|---|---|---|\n",
+            table.group, table.file
+        ));
+        for code in table.codes {
+            let mut rule: Vec<String> = code.rules.iter().map(u8::to_string).collect();
+            rule.extend(code.section.map(str::to_string));
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                code.name,
+                code.severity,
+                rule.join(", ")
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `mapping`, the text of docs/mapping.md, with the current code index between its markers;
+/// `None` when a marker is missing or they are out of order.
+pub fn with_code_index(mapping: &str) -> Option<String> {
+    let begin = mapping.find(CODE_INDEX_BEGIN)? + CODE_INDEX_BEGIN.len();
+    let end = begin + mapping.get(begin..)?.find(CODE_INDEX_END)?;
+    Some(format!(
+        "{}\n\n{}{}",
+        mapping.get(..begin)?,
+        code_index_markdown(),
+        mapping.get(end..)?
+    ))
 }
 
 /// Looks a code up by name.

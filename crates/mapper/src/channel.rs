@@ -12,103 +12,103 @@ use schema2iceberg_parser::json::{JsonDoc, JsonId, JsonValue};
 use schema2iceberg_parser::{Code, Diagnostic, JsonFile, Location, Number};
 
 schema2iceberg_parser::code_table! {
-    UNRECOGNISED = "channel-unrecognised", Error,
+    UNRECOGNISED = "channel-unrecognised", Error, rule [] section "channel configurations (docs/ci.md)",
         "A `--channel-config` file has none of the shapes of a Kinesis or MSK channel configuration, so nothing in it can be checked.",
         "Give the JSON that you pass to `aws kinesis create-channel` (`--s3-tables-destination-configuration`, `--stream-configuration-list`, `--encryption-configuration`, or one object with all three under their API names) or to `aws kafka create-channel` (`--iceberg-destination-configuration`, bare or under `IcebergDestinationConfiguration`, `--topic-configuration-list`, `--encryption-configuration`).",
         r#"{"Bucket": "my-bucket"}"#;
-    MISSING_KEY = "channel-missing-key", Error,
+    MISSING_KEY = "channel-missing-key", Error, rule [] section "channel configurations (docs/ci.md)",
         "A key that the CreateChannel API requires is missing.",
         "Add the key; the message names the object that needs it.",
         r#"{"S3TablesConfigurationList": [{"Namespace": "sales", "CompressionType": "ZSTD"}]}"#;
-    WRONG_TYPE = "channel-wrong-type", Error,
+    WRONG_TYPE = "channel-wrong-type", Error, rule [] section "channel configurations (docs/ci.md)",
         "A value has the wrong JSON type, such as a string where the API takes a number; the AWS CLI rejects the parameter.",
         "Write the value with the type that the message names: numbers without quotes, ARNs and account ids in quotes.",
         r#"{"DataFreshnessInSeconds": "300"}"#;
-    KEY_CASE = "channel-key-case", Error,
+    KEY_CASE = "channel-key-case", Error, rule [] section "channel configurations (docs/ci.md)",
         "A key differs only in letter case from a key of the API (`compressionType` for `CompressionType`, `BucketArn` for Kinesis's `BucketARN`); API keys are case-sensitive, so the AWS CLI rejects it as an unknown parameter.",
         "Spell the key exactly as the API does; CloudFormation and CDK spellings differ from the CLI's JSON.",
         r#"{"DeadLetterQueueS3Configuration": {"BucketArn": "arn:aws:s3:::my-dlq"}}"#;
-    DUPLICATE_PART = "channel-duplicate-part", Error,
+    DUPLICATE_PART = "channel-duplicate-part", Error, rule [] section "channel configurations (docs/ci.md)",
         "Two `--channel-config` files (or two parts of one) give the same part of a channel: two destinations, two stream lists or two encryption configurations; one channel takes one of each.",
         "Give each part once: one channel configuration per schema.",
         r#"a.json: {"S3TablesConfigurationList": […]}, b.json: {"S3TablesConfigurationList": […]}"#;
-    MIXED_SERVICES = "channel-mixed-services", Error,
+    MIXED_SERVICES = "channel-mixed-services", Error, rule [] section "channel configurations (docs/ci.md)",
         "The `--channel-config` files mix a Kinesis configuration with an MSK one; a channel belongs to one service.",
         "Give only the files of the one channel that writes this table.",
         r#"a.json: {"S3TablesConfigurationList": […]}, b.json: {"DestinationTableList": […]}"#;
-    DESTINATION = "channel-destination", Error,
+    DESTINATION = "channel-destination", Error, rule [] section "channel configurations (docs/ci.md)",
         "The request gives both an S3 Tables (Iceberg) destination and a general purpose S3 destination, which are mutually exclusive, or gives only the general purpose S3 one, which creates no Iceberg table.",
         "Keep only `S3TablesDestinationConfiguration` (Kinesis) or `IcebergDestinationConfiguration` (MSK).",
         r#"{"S3TablesDestinationConfiguration": {…}, "S3DestinationConfiguration": {…}}"#;
-    CHANNEL_NAME = "channel-channel-name", Error,
+    CHANNEL_NAME = "channel-channel-name", Error, rule [] section "channel configurations (docs/ci.md)",
         "`ChannelName` is empty, too long (Kinesis 128, MSK 64 characters) or uses a character other than letters, digits, `_`, `.` and `-`.",
         "Use only letters, digits, `_`, `.` and `-`.",
         r#"{"ChannelName": "orders to iceberg", "S3TablesDestinationConfiguration": {…}}"#;
-    DATA_FRESHNESS = "channel-data-freshness", Error,
+    DATA_FRESHNESS = "channel-data-freshness", Error, rule [] section "channel configurations (docs/ci.md)",
         "`DataFreshnessInSeconds` is outside 300–900 seconds (5–15 minutes), the range that both the Kinesis API and the MSK guide document; MSK's CloudFormation page says 60, which conflicts with its guide, so the guide's 300 is used.",
         "Choose a value from 300 to 900; leave it out for the default (Kinesis 300, MSK 600).",
         r#"{"DataFreshnessInSeconds": 60}"#;
-    TABLE_COUNT = "channel-table-count", Error,
+    TABLE_COUNT = "channel-table-count", Error, rule [] section "channel configurations (docs/ci.md)",
         "`S3TablesConfigurationList` (Kinesis) or `DestinationTableList` (MSK) does not hold exactly one table; a channel currently writes one table.",
         "Give exactly one table entry, and create one channel per table.",
         r#"{"S3TablesConfigurationList": []}"#;
-    STREAM_COUNT = "channel-stream-count", Error,
+    STREAM_COUNT = "channel-stream-count", Error, rule [] section "channel configurations (docs/ci.md)",
         "`StreamConfigurationList` (Kinesis) or `TopicConfigurationList` (MSK) does not hold exactly one source; a channel currently reads one stream or topic.",
         "Give exactly one stream or topic, and create one channel per source.",
         r#"[{"StreamARN": "…"}, {"StreamARN": "…"}]"#;
-    COMPRESSION = "channel-compression", Error,
+    COMPRESSION = "channel-compression", Error, rule [] section "channel configurations (docs/ci.md)",
         "`CompressionType` is not one of the allowed values (Kinesis: `NONE`, `ZSTD`, `SNAPPY`; MSK: `ZSTD`, `SNAPPY`), or is missing on Kinesis, where every table entry requires it. On MSK it may be left out, because the MSK guide documents `ZSTD` as the default.",
         "Write `ZSTD`, `SNAPPY` or (Kinesis only) `NONE`, in capitals.",
         r#"{"S3TablesConfigurationList": [{"CompressionType": "GZIP"}]}"#;
-    NAME_PATTERN = "channel-name-pattern", Error,
+    NAME_PATTERN = "channel-name-pattern", Error, rule [] section "channel configurations (docs/ci.md)",
         "A namespace or table name (`Namespace`/`TableName`, MSK `DestinationDatabaseName`/`DestinationTableName`) is empty, longer than 255 characters, or uses a character other than lowercase letters, digits and `_`; uppercase names also hide the table from Athena and Lake Formation.",
         "Use only lowercase letters, digits and `_`.",
         r#"{"Namespace": "Sales-Data"}"#;
-    NAME_RULE = "channel-name-rule", Error,
+    NAME_RULE = "channel-name-rule", Error, rule [] section "channel configurations (docs/ci.md)",
         "A namespace or table name breaks an S3 Tables naming rule beyond the API pattern: names begin with a letter or digit, namespaces also end with one, and namespaces must not begin with `aws`.",
         "Rename it: drop leading and trailing `_`, and do not begin a namespace with `aws`.",
         r#"{"Namespace": "aws_events"}"#;
-    ARN = "channel-arn", Error,
+    ARN = "channel-arn", Error, rule [] section "channel configurations (docs/ci.md)",
         "An ARN (table bucket, dead-letter bucket, stream, topic, cluster, role, catalog or warehouse location) does not have the shape that the API's pattern requires.",
         "Copy the ARN from the console or from `describe`/`get` output; the help shows the shape.",
         r#"{"TableBucketARN": "arn:aws:s3:::my-table-bucket"}"#;
-    BUCKET_OWNER = "channel-bucket-owner", Error,
+    BUCKET_OWNER = "channel-bucket-owner", Error, rule [] section "channel configurations (docs/ci.md)",
         "`ExpectedBucketOwner` of the dead-letter bucket is not a 12-digit account id, or is missing on Kinesis, where it is required (it is optional on MSK).",
         "Give the 12-digit id of the account that owns the dead-letter bucket, as a string.",
         r#"{"DeadLetterQueueS3Configuration": {"BucketARN": "arn:aws:s3:::my-dlq"}}"#;
-    ERROR_PREFIX = "channel-error-prefix", Error,
+    ERROR_PREFIX = "channel-error-prefix", Error, rule [] section "channel configurations (docs/ci.md)",
         "Kinesis `ErrorOutputPrefix` is empty, longer than 512 characters, or uses a character other than letters, digits and `!-_'.*()/`.",
         "Use only letters, digits and `!-_'.*()/`, or leave the key out for the default prefix.",
         r#"{"ErrorOutputPrefix": "errors/{channel}/"}"#;
-    PARTITION_SPEC = "channel-partition-spec", Error,
+    PARTITION_SPEC = "channel-partition-spec", Error, rule [] section "channel configurations (docs/ci.md)",
         "The table's partition spec is missing or is not exactly one `TIME_HOUR` field: Kinesis `PartitionFields` needs one field with `Transform` `TIME_HOUR`; MSK needs `PartitionStrategy` `TIME_HOUR` and a `SourceList` of exactly one entry (a missing or empty `SourceList` fails with `InvalidParameter: sourceList`).",
         "Partition by the hour of one `date-time` property: one field, transform `TIME_HOUR`.",
         r#"{"PartitionSpec": {"PartitionFields": [{"SourceName": "event_time", "Transform": "DAY"}]}}"#;
-    SOURCE_NAME = "channel-source-name", Error,
+    SOURCE_NAME = "channel-source-name", Error, rule [] section "channel configurations (docs/ci.md)",
         "A partition `SourceName` is empty, longer than 255 characters, or uses a character other than letters, digits, `.` and `_` (the Kinesis API pattern; MSK documents no pattern and is held to the same one).",
         "Partition by a property whose name uses only letters, digits, `.` and `_`.",
         r#"{"SourceName": "event-time"}"#;
-    RECORD_FORMAT = "channel-record-format", Error,
+    RECORD_FORMAT = "channel-record-format", Error, rule [] section "channel configurations (docs/ci.md)",
         "The record format cannot feed a streaming table: Kinesis `RecordFormatType` must be `GSR_JSON` or `JSON` (`STRING` and `BYTE_ARRAY` deliver only to general purpose S3), and MSK `ValueConverter` must be `JSON` or `JSON_SCHEMA_GSR`.",
         "Use `GSR_JSON` or `JSON` (Kinesis), `JSON_SCHEMA_GSR` or `JSON` (MSK).",
         r#"[{"RecordConfiguration": {"RecordFormatType": "STRING"}}]"#;
-    GSR_SCHEMA_ARN = "channel-gsr-schema-arn", Error,
+    GSR_SCHEMA_ARN = "channel-gsr-schema-arn", Error, rule [] section "channel configurations (docs/ci.md)",
         "The Glue Schema Registry schema is missing, misplaced or malformed: Kinesis needs `GSRSchemaARN` for `GSR_JSON` and `JSON` alike; MSK `JSON` needs `RecordSchema.GsrArn`, and `JSON_SCHEMA_GSR` must not have it; an ARN must be `arn:aws:glue:<region>:<account>:schema/<registry-name>/<schema-name>`.",
         "Give the schema's ARN where the record format needs one, and nowhere else.",
         r#"[{"RecordConfiguration": {"RecordFormatType": "JSON"}}]"#;
-    ENCRYPTION_TYPE = "channel-encryption-type", Error,
+    ENCRYPTION_TYPE = "channel-encryption-type", Error, rule [] section "channel configurations (docs/ci.md)",
         "Kinesis `EncryptionType` is not `KMS`, its only valid value.",
         "Write `\"EncryptionType\": \"KMS\"`.",
         r#"{"EncryptionType": "AES256", "KeyId": "arn:aws:kms:…:key/…"}"#;
-    KMS_KEY = "channel-kms-key", Error,
+    KMS_KEY = "channel-kms-key", Error, rule [] section "channel configurations (docs/ci.md)",
         "The KMS key (`KeyId`, MSK `KmsKeyArn`) is not the full ARN of a customer managed key: an alias, an alias ARN, a bare key id, or the `aws/kinesis` service key. The Kinesis API text accepts aliases and key ids, but AWS's own Kinesis guidance says aliases are not supported, so the safe form is required.",
         "Give the key's full ARN, `arn:aws:kms:<region>:<account>:key/<key-id>`, of a customer managed key.",
         r#"{"EncryptionType": "KMS", "KeyId": "alias/my-key"}"#;
-    SCHEMA_EVOLUTION = "channel-schema-evolution", Error,
+    SCHEMA_EVOLUTION = "channel-schema-evolution", Error, rule [] section "channel configurations (docs/ci.md)",
         "MSK `SchemaEvolution.EnableSchemaEvolution` is true, but MSK streaming tables do not support schema evolution.",
         "Set `EnableSchemaEvolution` to false; to change the schema, create a new channel and table.",
         r#"{"SchemaEvolution": {"EnableSchemaEvolution": true}}"#;
-    TABLE_CREATION = "channel-table-creation", Warning,
+    TABLE_CREATION = "channel-table-creation", Warning, rule [] section "channel configurations (docs/ci.md)",
         "MSK `TableCreation.EnableTableCreation` is false, so the channel does not create the table that schema2iceberg describes; a streaming-tables channel creates a new table.",
         "Set `EnableTableCreation` to true, and let the channel create the table.",
         r#"{"TableCreation": {"EnableTableCreation": false}}"#;

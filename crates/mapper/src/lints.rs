@@ -12,27 +12,27 @@ use crate::map::MAX_NESTING;
 use crate::model::{Column, Ty};
 
 schema2iceberg_parser::code_table! {
-    NO_PARTITION_CANDIDATE = "no-partition-candidate", Warning,
+    NO_PARTITION_CANDIDATE = "no-partition-candidate", Warning, rule [] section "lints",
         "No partition was given, and no column can be the channel's partition source: none is a timestamptz column, reached through structs only, whose path `SourceName` can name.",
         "Add a required property `{\"type\": \"string\", \"format\": \"date-time\"}` with a name of letters, digits and `_`, outside lists and maps.",
         r#"{"properties": {"id": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string", "format": "date-time"}}}}"#;
-    SOURCE_NAME_UNREACHABLE = "source-name-unreachable", Warning,
+    SOURCE_NAME_UNREACHABLE = "source-name-unreachable", Warning, rule [] section "lints",
         "A timestamptz column's dotted path has characters outside `[a-zA-Z0-9._]`, or more than 255 of them, so a channel's `SourceName` can never name it as the partition source.",
         "Rename the columns on its path with letters, digits and `_` only.",
         r#"{"properties": {"event-time": {"type": "string", "format": "date-time"}}}"#;
-    DOTTED_COLUMN_NAME = "dotted-column-name", Warning,
+    DOTTED_COLUMN_NAME = "dotted-column-name", Warning, rule [] section "lints",
         "A column name contains `.`, so a dotted path (a `SourceName`, an Iceberg full column name) cannot tell it from a field of a struct.",
         "Rename the property without dots, for example with `_`.",
         r#"{"properties": {"event.time": {"type": "string", "format": "date-time"}}}"#;
-    METADATA_COLUMN_NAME = "metadata-column-name", Warning,
+    METADATA_COLUMN_NAME = "metadata-column-name", Warning, rule [] section "lints",
         "A top-level column has the name of an Iceberg metadata column (`_file`, `_pos`, `_partition`, …); format v2 creates the table, but engines that expose metadata columns by name hide one of the two.",
         "Rename the column, for example without the leading underscore.",
         r#"{"properties": {"_file": {"type": "string"}}}"#;
-    DOC_TOO_LONG = "doc-too-long", Warning,
+    DOC_TOO_LONG = "doc-too-long", Warning, rule [] section "lints",
         "A top-level column's doc (its `description`) is longer than 255 characters, the most a Glue Data Catalog column comment holds.",
         "Shorten the `description` to 255 characters or fewer.",
         r#"{"properties": {"a": {"type": "string", "description": "… 256 characters …"}}}"#;
-    NESTING_NEAR_LIMIT = "nesting-near-limit", Warning,
+    NESTING_NEAR_LIMIT = "nesting-near-limit", Warning, rule [] section "lints",
         "Structs, lists and maps are nested 14 or more levels deep, close to the channel's limit of 16, and how the channel counts levels is undocumented.",
         "Flatten the schema, or store the deepest part as a JSON string.",
         r#"{"properties": {"a": {"properties": {"b": … 14 levels …}}}}"#;

@@ -44,6 +44,14 @@ pub struct Code {
     pub fix: &'static str,
     /// A minimal schema fragment that triggers it.
     pub example: &'static str,
+    /// The numbered rules of docs/mapping.md (its `### N.` sections) that decide it; empty when
+    /// none does.
+    pub rules: &'static [u8],
+    /// The part of the docs without a number that decides it, where no numbered rule does, or
+    /// that decides it too: a heading such as `budgets` (docs/mapping.md, "Decisions that apply
+    /// everywhere") or `channel configurations (docs/ci.md)`. Every code has rules, a section,
+    /// or both.
+    pub section: Option<&'static str>,
 }
 
 /// Where a diagnostic points.
@@ -110,16 +118,25 @@ impl Diagnostic {
 
 /// Declares a table of diagnostic codes: one `pub const` a code, and `ALL`, every code in order.
 ///
+/// Each entry names the code, its default severity, the numbered rules of docs/mapping.md that
+/// decide it (`rule [3]`, `rule [11, 12]`, or `rule []` for none) and, optionally, the part of the
+/// docs without a number that decides it (`section "budgets"`), then its summary, fix and example.
+///
 /// ```
 /// schema2iceberg_parser::code_table! {
-///     EXAMPLE = "example-code", Warning,
+///     EXAMPLE = "example-code", Warning, rule [7],
+///         "What it means.", "How to fix it.", "{}";
+///     OTHER = "other-code", Error, rule [] section "budgets",
 ///         "What it means.", "How to fix it.", "{}";
 /// }
 /// assert_eq!(ALL[0].name, "example-code");
+/// assert_eq!(ALL[0].rules, &[7]);
+/// assert_eq!(ALL[1].section, Some("budgets"));
 /// ```
 #[macro_export]
 macro_rules! code_table {
-    ($($ident:ident = $name:literal, $severity:ident, $summary:literal, $fix:literal, $example:literal;)*) => {
+    ($($ident:ident = $name:literal, $severity:ident, rule [$($rule:literal),*] $(section $section:literal)?,
+        $summary:literal, $fix:literal, $example:literal;)*) => {
         $(
             #[doc = $summary]
             pub const $ident: $crate::Code = $crate::Code {
@@ -128,6 +145,12 @@ macro_rules! code_table {
                 summary: $summary,
                 fix: $fix,
                 example: $example,
+                rules: &[$($rule),*],
+                section: {
+                    let section: Option<&'static str> = None;
+                    $(let section = Some($section);)?
+                    section
+                },
             };
         )*
         /// Every code of this table, in documentation order.
