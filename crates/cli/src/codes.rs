@@ -55,7 +55,7 @@ pub const TABLES: &[CodeTable] = &[
     },
     CodeTable {
         group: "Channel configuration (check only)",
-        file: "crates/mapper/src/channel.rs",
+        file: "crates/mapper/src/channel/mod.rs",
         codes: schema2iceberg_mapper::channel::ALL,
     },
     CodeTable {
@@ -67,7 +67,10 @@ pub const TABLES: &[CodeTable] = &[
 
 /// Every code the tool can emit, grouped by where it comes from, in documentation order.
 pub fn every_code() -> Vec<(&'static str, &'static [Code])> {
-    TABLES.iter().map(|table| (table.group, table.codes)).collect()
+    TABLES
+        .iter()
+        .map(|table| (table.group, table.codes))
+        .collect()
 }
 
 /// The line before the generated code index in docs/mapping.md.

@@ -28,7 +28,10 @@ const NOT_FIXTURES: &[&str] = &["check__corpus.snap", "corpus__", "mozilla_bq__"
 /// (the hostile tests' summary lines).
 fn produced_codes() -> BTreeSet<String> {
     let mut produced = BTreeSet::new();
-    for dir in ["crates/cli/tests/snapshots", "crates/mapper/tests/snapshots"] {
+    for dir in [
+        "crates/cli/tests/snapshots",
+        "crates/mapper/tests/snapshots",
+    ] {
         for entry in std::fs::read_dir(root().join(dir)).expect("snapshot folder") {
             let path = entry.expect("snapshot entry").path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();

@@ -135,6 +135,8 @@ impl Diagnostic {
 /// ```
 #[macro_export]
 macro_rules! code_table {
+    (@section) => { None };
+    (@section $section:literal) => { Some($section) };
     ($($ident:ident = $name:literal, $severity:ident, rule [$($rule:literal),*] $(section $section:literal)?,
         $summary:literal, $fix:literal, $example:literal;)*) => {
         $(
@@ -146,11 +148,7 @@ macro_rules! code_table {
                 fix: $fix,
                 example: $example,
                 rules: &[$($rule),*],
-                section: {
-                    let section: Option<&'static str> = None;
-                    $(let section = Some($section);)?
-                    section
-                },
+                section: $crate::code_table!(@section $($section)?),
             };
         )*
         /// Every code of this table, in documentation order.
