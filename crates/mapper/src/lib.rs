@@ -4,6 +4,21 @@
 //! The rules are in `docs/mapping.md`. The crate does no I/O: give it a
 //! [`schema2iceberg_parser::Workspace`].
 //!
+//! What a tool that reviews schemas needs, and all that is public:
+//!
+//! - [`compile`] (or [`compile_source`] for text in memory) with [`CompileOptions`] gives a
+//!   [`Compiled`]: the Iceberg schema and partition spec, the diagnostics, and, on request, each
+//!   column's [`ColumnSource`]. [`report::to_json`] writes it as the `compile --format json`
+//!   object.
+//! - [`diff`] compares two compiled tables and says what each change does to the table, to a
+//!   running channel and to Iceberg.
+//! - [`channel`] checks Kinesis and MSK channel configurations and finds the partition source
+//!   and record format they name.
+//! - [`codes`], [`lints`] and [`channel`] each hold a table of diagnostic codes (`ALL`), with the
+//!   rule of docs/mapping.md that decides each.
+//!
+//! The walk, the column model, field ids and the partition builder are private to the crate.
+//!
 //! ```
 //! use schema2iceberg_mapper::{compile_source, CompileOptions};
 //!
@@ -51,7 +66,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use iceberg::spec::{PartitionSpec, Schema, Transform};
 use schema2iceberg_parser::{Diagnostic, LoadOptions, Location, Severity, Url, Workspace};
 
-pub use map::{MAX_COLUMNS, MAX_NESTING};
+pub(crate) use map::MAX_NESTING;
 
 /// What to compile besides the schema.
 #[derive(Debug, Clone, Default)]

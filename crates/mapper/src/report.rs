@@ -7,7 +7,7 @@ use crate::Compiled;
 use schema2iceberg_parser::Diagnostic;
 
 /// The JSON object of one diagnostic.
-pub fn diagnostic_json(d: &Diagnostic) -> Value {
+pub(crate) fn diagnostic_json(d: &Diagnostic) -> Value {
     let mut object = Map::new();
     object.insert("severity".into(), json!(d.severity.as_str()));
     object.insert("code".into(), json!(d.code));

@@ -10,7 +10,7 @@
 //!
 //! These are AWS's rules for the channel, not rules of docs/mapping.md: docs/ci.md ("Channel
 //! configurations") documents them. This file holds the code table, the public types, the run
-//! over the files, and the [`Checker`]'s typed access to JSON values; the checks live in
+//! over the files, and the `Checker`'s typed access to JSON values; the checks live in
 //! `recognise.rs` (which service and part a file is), `fields.rs` (the request and the rules
 //! both services share), `kinesis.rs`, `msk.rs` and `arn.rs` (ARN patterns).
 
