@@ -7,7 +7,8 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  codegen   regenerate docs/diagnostics.md and docs/report.schema.json from the code
+  codegen   regenerate docs/diagnostics.md, docs/report.schema.json and the generated
+            sections of docs/mapping.md from the code
   ci        run what CI runs: cargo fmt --check, clippy with -D warnings, and the tests
   corpus [--source NAME]
             check every schema in ../shared/corpus and print the per-source summary
@@ -50,6 +51,20 @@ fn write(relative: &str, text: &str) -> bool {
     }
 }
 
+/// Rewrites the keyword list of rule 14 in docs/mapping.md from the mapper's keyword table,
+/// between its marker lines; the rest of the document is written by hand.
+fn write_rule_14() -> bool {
+    let relative = "docs/mapping.md";
+    let current = std::fs::read_to_string(repository_root().join(relative)).unwrap_or_default();
+    match schema2iceberg_mapper::keywords::with_rule_14_section(&current) {
+        Some(text) => write(relative, &text),
+        None => {
+            eprintln!("{relative} lacks the marker lines of rule 14's generated keyword list");
+            false
+        }
+    }
+}
+
 /// `cargo xtask corpus [--source NAME]`: prints the summary, or says why it cannot (exit 2).
 fn corpus(args: &[String]) -> Result<bool, String> {
     let mut request = schema2iceberg::corpus::CorpusRequest::for_repository(&repository_root());
@@ -82,7 +97,7 @@ fn main() -> ExitCode {
             ) & write(
                 "docs/report.schema.json",
                 &schema2iceberg::check::output::report_schema(),
-            )
+            ) & write_rule_14()
         }
         Some("ci") => {
             let steps: [&[&str]; 3] = [

@@ -36,6 +36,7 @@ pub mod channel;
 pub mod codes;
 pub mod diff;
 mod ids;
+pub mod keywords;
 pub mod lints;
 mod map;
 mod model;

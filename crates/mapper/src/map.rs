@@ -12,6 +12,7 @@ use schema2iceberg_parser::{
 };
 
 use crate::codes;
+use crate::keywords::{self, Role};
 use crate::model::{join, Column, Constraints, Slot, Ty};
 
 /// Deepest nesting of structs, lists and maps that the channel accepts.
@@ -39,39 +40,6 @@ pub(crate) struct Mapped {
     pub doc: Option<String>,
     pub constraints: Constraints,
 }
-
-/// Keywords that decide which records are valid without shaping the column. A change to one of
-/// them keeps the table but may send records that were valid before to the dead-letter queue.
-const CONSTRAINT_KEYWORDS: &[&str] = &[
-    "pattern",
-    "minLength",
-    "maxLength",
-    "minimum",
-    "exclusiveMinimum",
-    "maximum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "enum",
-    "const",
-    "format",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "contains",
-    "minProperties",
-    "maxProperties",
-    "required",
-    "additionalProperties",
-    "patternProperties",
-    "propertyNames",
-    "dependencies",
-    "not",
-    "if",
-    "then",
-    "else",
-    "anyOf",
-    "oneOf",
-];
 
 pub(crate) struct Mapper<'w> {
     ws: &'w Workspace,
@@ -146,36 +114,12 @@ fn shown_values<'v>(values: impl ExactSizeIterator<Item = &'v JsonValue>) -> Str
     format!("[{}]", shown.join(", "))
 }
 
-/// Keywords that give a column its type. An `anyOf`/`oneOf` whose branches have none of them
-/// only validates records.
-const TYPE_GIVING_KEYWORDS: &[&str] = &[
-    "type",
-    "format",
-    "properties",
-    "additionalProperties",
-    "patternProperties",
-    "items",
-    "enum",
-    "const",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "multipleOf",
-    "contentEncoding",
-    "encoding",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "$ref",
-];
-
 /// Whether a keyword beside `$ref` would change the column or which records are valid if it
 /// were not ignored: what gives a type, and what validates.
 fn changes_column(name: &str) -> bool {
-    (TYPE_GIVING_KEYWORDS.contains(&name) && name != "$ref") || CONSTRAINT_KEYWORDS.contains(&name)
+    let role = keywords::role(name);
+    (role.gives_type() && name != "$ref") || role.validates()
 }
-
-const UNENFORCED: &[&str] = &["not", "if", "then", "else", "dependencies"];
 
 impl<'w> Mapper<'w> {
     pub fn new(ws: &'w Workspace, with_constraints: bool) -> Self {
@@ -584,7 +528,7 @@ impl<'w> Mapper<'w> {
             .collect();
         for (sid, k) in &kws {
             for (name, at) in &k.keys {
-                if UNENFORCED.contains(&name.as_str()) {
+                if keywords::role(name) == Role::NotEnforced {
                     let location = self.at(*sid, *at);
                     self.emit(
                         &codes::NOT_ENFORCED,
@@ -822,7 +766,7 @@ impl<'w> Mapper<'w> {
                 continue;
             };
             for (name, at) in &k.keys {
-                if CONSTRAINT_KEYWORDS.contains(&name.as_str()) {
+                if keywords::role(name).validates() {
                     let text = json.compact(*at);
                     out.entry(name.clone())
                         .and_modify(|v| {
@@ -986,9 +930,7 @@ impl<'w> Mapper<'w> {
                 let validation_only = !resolved_others.is_empty()
                     && resolved_others.iter().all(|r| {
                         ws.keywords(*r).is_some_and(|k| {
-                            !k.keys
-                                .iter()
-                                .any(|(n, _)| TYPE_GIVING_KEYWORDS.contains(&n.as_str()))
+                            !k.keys.iter().any(|(n, _)| keywords::role(n).gives_type())
                         })
                     });
                 let string_values = resolved_others.len() > 1
@@ -1613,7 +1555,7 @@ fn declared_single(kws: &[(SchemaId, &Keywords)]) -> Option<TypeName> {
 /// the declared one, or a keyword that shapes only another type's column (a `format` other
 /// than the five of rule 3 on a string, `maximum` on a number).
 fn keeps_column(name: &str, k: &Keywords, declared: Option<TypeName>) -> bool {
-    if !TYPE_GIVING_KEYWORDS.contains(&name) {
+    if !keywords::role(name).gives_type() {
         return true;
     }
     let Some(declared) = declared else {
