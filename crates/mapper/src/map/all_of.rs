@@ -3,12 +3,16 @@
 //! parts alone (the type intersection, first-wins single-valued keywords, the validation
 //! keywords); the walk turns a conflict into a diagnostic.
 
-use schema2iceberg_parser::{Keyword, Keywords, SchemaId, SchemaKind, Site, TypeName};
+// Lookups only (never iterated into output), so a fast non-random hasher is safe.
+use rustc_hash::FxHashMap as HashMap;
+
+use schema2iceberg_parser::json::JsonId;
+use schema2iceberg_parser::{Keyword, Keywords, Property, SchemaId, SchemaKind, Site, TypeName};
 
 use super::Mapper;
 use super::MAX_FRAMES;
 use crate::codes;
-use crate::keywords::{self};
+use crate::keywords;
 use crate::model::Constraints;
 
 impl Mapper<'_> {
@@ -106,68 +110,49 @@ impl Mapper<'_> {
         out
     }
 
-    /// The `type`s all parts agree on (the intersection; `integer` is a kind of `number`).
+    /// The `type`s all parts agree on, with the first part's `type` to point at; `None` when a
+    /// `type` names no known type (`unknown-type` already says so) or the parts disagree,
+    /// which is an `allof-conflict` error.
     pub(super) fn declared_types(
         &mut self,
         kws: &[(SchemaId, &Keywords)],
         field: &str,
     ) -> Option<Option<(Site, Vec<TypeName>)>> {
-        let mut result: Option<(Site, Vec<TypeName>)> = None;
-        for (sid, k) in kws {
-            let Some(types) = &k.types else { continue };
-            let location = self.at(*sid, types.at);
-            if types.value.is_empty() {
-                // Every name was unknown; `unknown-type` already says so.
-                return None;
+        match merge_types(kws) {
+            TypeMerge::Agreed(None) => Some(None),
+            TypeMerge::Agreed(Some(((sid, at), types))) => Some(Some((self.at(sid, at), types))),
+            TypeMerge::Unknown => None,
+            TypeMerge::Conflict {
+                first: (first_sid, first_at),
+                later: (sid, at),
+                written,
+                allowed,
+            } => {
+                let first_location = self.at(first_sid, first_at);
+                let location = self.at(sid, at);
+                let first_pointer = self.ws.locate(first_location).pointer;
+                self.emit(
+                    &codes::ALLOF_CONFLICT,
+                    location,
+                    format!(
+                        "`allOf` branches disagree on the type: {} here, {} at {}",
+                        written
+                            .iter()
+                            .map(|t| t.as_str())
+                            .collect::<Vec<_>>()
+                            .join("/"),
+                        allowed
+                            .iter()
+                            .map(|t| t.as_str())
+                            .collect::<Vec<_>>()
+                            .join("/"),
+                        first_pointer
+                    ),
+                    field,
+                );
+                None
             }
-            result = match result {
-                None => Some((location, types.value.clone())),
-                Some((first_location, current)) => {
-                    let merged: Vec<TypeName> = current
-                        .iter()
-                        .filter_map(|t| {
-                            if types.value.contains(t) {
-                                Some(*t)
-                            } else if (*t == TypeName::Number
-                                && types.value.contains(&TypeName::Integer))
-                                || (*t == TypeName::Integer
-                                    && types.value.contains(&TypeName::Number))
-                            {
-                                Some(TypeName::Integer)
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    if merged.is_empty() {
-                        let first_pointer = self.ws.locate(first_location).pointer;
-                        self.emit(
-                            &codes::ALLOF_CONFLICT,
-                            location,
-                            format!(
-                                "`allOf` branches disagree on the type: {} here, {} at {}",
-                                types
-                                    .value
-                                    .iter()
-                                    .map(|t| t.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join("/"),
-                                current
-                                    .iter()
-                                    .map(|t| t.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join("/"),
-                                first_pointer
-                            ),
-                            field,
-                        );
-                        return None;
-                    }
-                    Some((first_location, merged))
-                }
-            };
         }
-        Some(result)
     }
 }
 
@@ -178,4 +163,121 @@ pub(super) fn first<'k, T>(
     get: fn(&Keywords) -> Option<&Keyword<T>>,
 ) -> Option<(SchemaId, &'k Keyword<T>)> {
     kws.iter().find_map(|(s, k)| get(k).map(|kw| (*s, kw)))
+}
+
+/// Where a keyword is written: its part, and its JSON value.
+type Written = (SchemaId, JsonId);
+
+/// What the parts' `type`s merge to.
+pub(super) enum TypeMerge<'k> {
+    /// The types every typed part allows, with where the first `type` is written; `None` when
+    /// no part has a `type`.
+    Agreed(Option<(Written, Vec<TypeName>)>),
+    /// A `type` names no type that JSON Schema knows.
+    Unknown,
+    /// The `type` at `later` (which allows `written`) shares no type with what the parts
+    /// before it allow (`allowed`, from the `type` at `first` on).
+    Conflict {
+        first: Written,
+        later: Written,
+        written: &'k [TypeName],
+        allowed: Vec<TypeName>,
+    },
+}
+
+/// The intersection of the parts' `type`s (rule 12), in the order of the first: `integer` is
+/// a kind of `number`, so the two meet in `integer`. A part without `type` does not restrict it.
+pub(super) fn merge_types<'k>(kws: &[(SchemaId, &'k Keywords)]) -> TypeMerge<'k> {
+    let mut result: Option<(Written, Vec<TypeName>)> = None;
+    for (sid, k) in kws {
+        let Some(types) = &k.types else { continue };
+        let location = (*sid, types.at);
+        if types.value.is_empty() {
+            // Every name was unknown; `unknown-type` already says so.
+            return TypeMerge::Unknown;
+        }
+        result = match result {
+            None => Some((location, types.value.clone())),
+            Some((first_location, current)) => {
+                let merged: Vec<TypeName> = current
+                    .iter()
+                    .filter_map(|t| {
+                        if types.value.contains(t) {
+                            Some(*t)
+                        } else if (*t == TypeName::Number
+                            && types.value.contains(&TypeName::Integer))
+                            || (*t == TypeName::Integer && types.value.contains(&TypeName::Number))
+                        {
+                            Some(TypeName::Integer)
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                if merged.is_empty() {
+                    return TypeMerge::Conflict {
+                        first: first_location,
+                        later: location,
+                        written: &types.value,
+                        allowed: current,
+                    };
+                }
+                Some((first_location, merged))
+            }
+        };
+    }
+    TypeMerge::Agreed(result)
+}
+
+/// One definition of a property: the part that writes it, and the property.
+pub(super) type Definition<'p> = (SchemaId, &'p Property);
+
+/// The parts' `properties` merged in order (rule 12): a name keeps the place of its first
+/// definition.
+pub(super) struct MergedProperties<'p> {
+    /// Each name with its first definition, and the rest (from other `allOf` parts), which
+    /// most names do not have and so cost no allocation.
+    pub names: Vec<(&'p str, Definition<'p>, Vec<Definition<'p>>)>,
+    /// Where each name is in `names`.
+    pub index: HashMap<&'p str, usize>,
+}
+
+/// The parts' `properties`, merged (rule 12).
+pub(super) fn merge_properties<'p>(kws: &[(SchemaId, &'p Keywords)]) -> MergedProperties<'p> {
+    let mut names: Vec<(&str, Definition<'_>, Vec<Definition<'_>>)> = Vec::new();
+    let written: usize = kws
+        .iter()
+        .filter_map(|(_, k)| Some(k.properties.as_ref()?.value.len()))
+        .sum();
+    let mut index: HashMap<&str, usize> =
+        HashMap::with_capacity_and_hasher(written, Default::default());
+    for (sid, k) in kws {
+        let Some(properties) = &k.properties else {
+            continue;
+        };
+        for property in &properties.value {
+            match index.get(property.name.as_str()) {
+                Some(i) => {
+                    if let Some((_, _, more)) = names.get_mut(*i) {
+                        more.push((*sid, property));
+                    }
+                }
+                None => {
+                    index.insert(property.name.as_str(), names.len());
+                    names.push((property.name.as_str(), (*sid, property), Vec::new()));
+                }
+            }
+        }
+    }
+    MergedProperties { names, index }
+}
+
+/// The parts' `required` lists, united in order (rule 12), each name with its part.
+pub(super) fn merge_required<'k>(
+    kws: &[(SchemaId, &'k Keywords)],
+) -> Vec<(SchemaId, &'k Keyword<String>)> {
+    kws.iter()
+        .filter_map(|(s, k)| Some((*s, k.required.as_ref()?)))
+        .flat_map(|(s, r)| r.value.iter().map(move |n| (s, n)))
+        .collect()
 }

@@ -13,11 +13,12 @@ mod refs;
 mod scalar;
 mod types;
 
+use std::ops::ControlFlow;
+
 // Lookups only (never iterated into output), so a fast non-random hasher is safe.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use iceberg::spec::PrimitiveType;
-use schema2iceberg_parser::json::JsonValue;
 use schema2iceberg_parser::{
     Code, Diagnostic, Keywords, SchemaId, SchemaKind, Site, TypeName, Workspace,
 };
@@ -25,8 +26,7 @@ use schema2iceberg_parser::{
 use crate::codes;
 use crate::keywords::{self, Role};
 use crate::model::{Constraints, Ty};
-use scalar::{is_null, short_json, shown_values, string_type};
-use types::declared_single;
+use scalar::string_type;
 
 /// Deepest chain of `$ref`/`allOf` steps the walk follows.
 pub(super) const MAX_FRAMES: usize = 200;
@@ -189,6 +189,9 @@ impl<'w> Mapper<'w> {
         }
     }
 
+    /// Maps the merged `parts` of the schema `id` (rule 12) to one column: the nullable
+    /// `anyOf`/`oneOf` (rule 10) when there is one, otherwise `enum`/`const` (rule 9) or the
+    /// one declared or implied type (rules 10–11) and that type's rule.
     fn map_parts(
         &mut self,
         id: SchemaId,
@@ -201,64 +204,17 @@ impl<'w> Mapper<'w> {
             .iter()
             .filter_map(|p| Some((*p, ws.keywords(*p)?)))
             .collect();
-        for (sid, k) in &kws {
-            for (name, at) in &k.keys {
-                if keywords::role(name) == Role::NotEnforced {
-                    let location = self.at(*sid, *at);
-                    self.emit(
-                        &codes::NOT_ENFORCED,
-                        location,
-                        format!("`{name}` constrains records, but the table does not enforce it"),
-                        field,
-                    );
-                }
-            }
-        }
+        self.note_unenforced(&kws, field);
         let doc = kws
             .iter()
             .find_map(|(_, k)| k.description.as_ref().map(|d| d.value.clone()));
-        // An `anyOf`/`oneOf` whose branches only validate is set aside with a warning (rule
-        // 10); the others are read as before.
-        let mut compositions = Vec::new();
-        let declared = declared_single(&kws);
-        for (sid, k) in &kws {
-            for (name, keyword) in [("anyOf", &k.any_of), ("oneOf", &k.one_of)] {
-                let Some(branches) = keyword else { continue };
-                let mut resolved = Vec::with_capacity(branches.value.len());
-                for branch in &branches.value {
-                    resolved.push((*branch, self.resolve_chain(*branch, field)?));
-                }
-                if self.only_validates(&resolved, declared) {
-                    self.warn_validation_only(*sid, name, branches, field);
-                } else {
-                    compositions.push((*sid, name, branches, resolved));
-                }
+        match self.map_composition(&kws, field, depth) {
+            ControlFlow::Break(Some(mut mapped)) => {
+                mapped.doc = doc.or(mapped.doc);
+                return Some(mapped);
             }
-        }
-        if let Some((sid, _, _, _)) = compositions.iter().find(|(sid, name, _, _)| {
-            *name == "oneOf"
-                && compositions
-                    .iter()
-                    .any(|(s, n, _, _)| s == sid && *n == "anyOf")
-        }) {
-            let at = ws
-                .keywords(*sid)
-                .and_then(|k| k.key("oneOf"))
-                .unwrap_or(ws.schema(*sid)?.at);
-            let location = self.at(*sid, at);
-            self.emit(
-                &codes::UNSUPPORTED_COMPOSITION,
-                location,
-                "`anyOf` and `oneOf` in one schema have no Iceberg type".to_string(),
-                field,
-            );
-            return None;
-        }
-        if let Some((sid, name, branches, resolved)) = compositions.into_iter().next() {
-            let mut mapped =
-                self.map_nullable_union(sid, name, branches, resolved, &kws, field, depth)?;
-            mapped.doc = doc.or(mapped.doc);
-            return Some(mapped);
+            ControlFlow::Break(None) => return None,
+            ControlFlow::Continue(()) => {}
         }
 
         let declared = self.declared_types(&kws, field)?;
@@ -271,158 +227,61 @@ impl<'w> Mapper<'w> {
 
         let location = ws.schema_site(id);
         let ty = if let Some((sid, k)) = enum_part {
-            let (keyword, values): (&str, Vec<schema2iceberg_parser::json::JsonId>) =
-                match (&k.enum_values, &k.const_value) {
-                    (Some(e), _) => ("enum", e.value.clone()),
-                    (None, Some(c)) => ("const", vec![c.value]),
-                    (None, None) => ("enum", Vec::new()),
-                };
-            let doc_id = ws.schema(sid).map(|s| s.doc)?;
-            nullable |= values.iter().any(|v| is_null(ws.json_value(doc_id, *v)));
-            let non_null: Vec<_> = values
-                .iter()
-                .filter(|v| !is_null(ws.json_value(doc_id, **v)))
-                .collect();
-            if non_null.is_empty() {
-                let at = self.at(sid, k.key(keyword).unwrap_or(ws.schema(sid)?.at));
-                self.emit(
-                    &codes::NULL_TYPE,
-                    at,
-                    format!("`{keyword}` admits only null, and Iceberg has no null type"),
-                    field,
-                );
-                return None;
-            }
-            if let Some(bad) = non_null
-                .iter()
-                .find(|v| !matches!(ws.json_value(doc_id, ***v), JsonValue::String(_)))
-            {
-                let at = self.at(sid, **bad);
-                let shown = short_json(ws.json_value(doc_id, **bad));
-                self.emit(
-                    &codes::ENUM_NOT_STRING,
-                    at,
-                    format!("`{keyword}` value {shown} is not a string, but `{keyword}` maps to a string column, which holds it as text"),
-                    field,
-                );
-            }
-            if declared.is_none() {
-                self.emit(
-                    &codes::TYPE_IMPLIED,
-                    location,
-                    format!(
-                        "no `type`: `{keyword}` {} makes the column a string, as `enum` and `const` map to string whatever their values (the channel stores enum values as strings)",
-                        shown_values(values.iter().map(|v| ws.json_value(doc_id, *v)))
-                    ),
-                    field,
-                );
-            }
-            Ty::Primitive(PrimitiveType::String)
+            let (ty, null_value) = self.enum_type(sid, k, declared.is_none(), location, field)?;
+            nullable |= null_value;
+            ty
         } else {
-            let single = match &declared {
-                Some((at, types)) => {
-                    let non_null: Vec<TypeName> = types
-                        .iter()
-                        .copied()
-                        .filter(|t| *t != TypeName::Null)
-                        .collect();
-                    match non_null.as_slice() {
-                        [] => {
-                            self.emit(
-                                &codes::NULL_TYPE,
-                                *at,
-                                "the type is only `null`, and Iceberg has no null type".to_string(),
-                                field,
-                            )
-                            .help = Some("give the column a real type, made nullable with `\"type\": [\"string\", \"null\"]`".to_string());
-                            return None;
-                        }
-                        [one] => *one,
-                        many => {
-                            let names = many
-                                .iter()
-                                .map(|t| format!("`{}`", t.as_str()))
-                                .collect::<Vec<_>>()
-                                .join(", ");
-                            self.emit(
-                                &codes::UNION_TYPE,
-                                *at,
-                                format!("the type allows several types ({names}), and Iceberg has no union type"),
-                                field,
-                            )
-                            .help = Some(
-                                "choose one type; to keep mixed values, store them as a string"
-                                    .to_string(),
-                            );
-                            return None;
-                        }
-                    }
-                }
-                None => {
-                    let implied = if kws
-                        .iter()
-                        .any(|(_, k)| k.properties.is_some() || k.additional_properties.is_some())
-                    {
-                        Some((TypeName::Object, "`properties` or `additionalProperties`"))
-                    } else if kws.iter().any(|(_, k)| k.items.is_some()) {
-                        Some((TypeName::Array, "`items`"))
-                    } else if kws.iter().any(|(_, k)| k.format.is_some()) {
-                        Some((TypeName::String, "`format`"))
-                    } else {
-                        None
-                    };
-                    match implied {
-                        Some((t, by)) => {
-                            self.emit(
-                                &codes::TYPE_IMPLIED,
-                                location,
-                                format!("no `type`: {} is implied by {by}", t.as_str()),
-                                field,
-                            );
-                            t
-                        }
-                        None => {
-                            let empty = kws.iter().all(|(_, k)| k.keys.is_empty());
-                            self.emit(
-                                &codes::UNCONSTRAINED,
-                                location,
-                                if empty {
-                                    "`{}` constrains nothing, so the column has no type".to_string()
-                                } else {
-                                    "this schema has no `type`, and nothing in it implies one"
-                                        .to_string()
-                                },
-                                field,
-                            )
-                            .help = Some(
-                                "give it a `type` (and a `format` where it matters)".to_string(),
-                            );
-                            return None;
-                        }
-                    }
-                }
-            };
-            match single {
-                TypeName::String => {
-                    self.warn_format_typo(&kws, field);
-                    Ty::Primitive(string_type(&kws))
-                }
-                TypeName::Integer => {
-                    self.positive_multiple_of(&kws, field)?;
-                    Ty::Primitive(self.integer_type(&kws, field))
-                }
-                TypeName::Number => Ty::Primitive(self.number_type(&kws, field)?),
-                TypeName::Boolean => Ty::Primitive(PrimitiveType::Boolean),
-                TypeName::Object => self.object_type(id, &kws, field, depth)?,
-                TypeName::Array => self.array_type(id, &kws, field, depth)?,
-                TypeName::Null => return None,
-            }
+            let single = self.single_type(declared.as_ref(), &kws, location, field)?;
+            self.typed(single, id, &kws, field, depth)?
         };
         Some(Mapped {
             ty,
             nullable,
             doc,
             constraints: self.constraints(&kws),
+        })
+    }
+
+    /// The note for each keyword of the parts that the table does not enforce (rule 14).
+    fn note_unenforced(&mut self, kws: &[(SchemaId, &Keywords)], field: &str) {
+        for (sid, k) in kws {
+            for (name, at) in &k.keys {
+                if keywords::role(name) == Role::NotEnforced {
+                    let location = self.at(*sid, *at);
+                    self.emit(
+                        &codes::NOT_ENFORCED,
+                        location,
+                        format!("`{name}` constrains records, but the table does not enforce it"),
+                        field,
+                    );
+                }
+            }
+        }
+    }
+
+    /// The column of the one non-null type `single`, by its type's rule.
+    fn typed(
+        &mut self,
+        single: TypeName,
+        id: SchemaId,
+        kws: &[(SchemaId, &Keywords)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Ty> {
+        Some(match single {
+            TypeName::String => {
+                self.warn_format_typo(kws, field);
+                Ty::Primitive(string_type(kws))
+            }
+            TypeName::Integer => {
+                self.positive_multiple_of(kws, field)?;
+                Ty::Primitive(self.integer_type(kws, field))
+            }
+            TypeName::Number => Ty::Primitive(self.number_type(kws, field)?),
+            TypeName::Boolean => Ty::Primitive(PrimitiveType::Boolean),
+            TypeName::Object => self.object_type(id, kws, field, depth)?,
+            TypeName::Array => self.array_type(id, kws, field, depth)?,
+            TypeName::Null => return None,
         })
     }
 }

@@ -5,14 +5,16 @@
 // Lookups only (never iterated into output), so a fast non-random hasher is safe.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use schema2iceberg_parser::{Draft, Keyword, Keywords, Property, SchemaId, SchemaKind};
+use schema2iceberg_parser::{Draft, Keyword, Keywords, Property, SchemaId, SchemaKind, Site};
 
-use super::all_of::first;
-use super::Mapper;
+use super::all_of::{first, merge_properties, merge_required, Definition, MergedProperties};
+use super::{Mapped, Mapper};
 use crate::codes;
 use crate::model::{join, Column, Slot, Ty};
 
 impl Mapper<'_> {
+    /// The column of an object (rule 7): a struct from its merged `properties`, else a map from
+    /// an `additionalProperties` schema, else no type.
     pub(super) fn object_type(
         &mut self,
         id: SchemaId,
@@ -24,34 +26,7 @@ impl Mapper<'_> {
             return None;
         }
         let ws = self.ws;
-        // Each name with its first definition, and the rest (from other `allOf` parts), which
-        // most names do not have and so cost no allocation.
-        type Definition<'p> = (SchemaId, &'p Property);
-        let mut names: Vec<(&str, Definition<'_>, Vec<Definition<'_>>)> = Vec::new();
-        let written: usize = kws
-            .iter()
-            .filter_map(|(_, k)| Some(k.properties.as_ref()?.value.len()))
-            .sum();
-        let mut index: HashMap<&str, usize> =
-            HashMap::with_capacity_and_hasher(written, Default::default());
-        for (sid, k) in kws {
-            let Some(properties) = &k.properties else {
-                continue;
-            };
-            for property in &properties.value {
-                match index.get(property.name.as_str()) {
-                    Some(i) => {
-                        if let Some((_, _, more)) = names.get_mut(*i) {
-                            more.push((*sid, property));
-                        }
-                    }
-                    None => {
-                        index.insert(property.name.as_str(), names.len());
-                        names.push((property.name.as_str(), (*sid, property), Vec::new()));
-                    }
-                }
-            }
-        }
+        let properties = merge_properties(kws);
         for (sid, k) in kws {
             if let Some(pattern) = &k.pattern_properties {
                 let location = self.at(*sid, pattern.at);
@@ -70,148 +45,233 @@ impl Mapper<'_> {
                 Some(SchemaKind::Object(_))
             )
         });
-        let required: Vec<(SchemaId, &Keyword<String>)> = kws
-            .iter()
-            .filter_map(|(s, k)| Some((*s, k.required.as_ref()?)))
-            .flat_map(|(s, r)| r.value.iter().map(move |n| (s, n)))
-            .collect();
+        let required = merge_required(kws);
+        if !properties.names.is_empty() {
+            return self.struct_type(&properties, value_schema, &required, field, depth);
+        }
+        if let Some((_, a)) = value_schema {
+            return self.map_type(a.value, &required, field, depth);
+        }
+        self.untyped_object(id, kws, additional, field);
+        None
+    }
 
+    /// The struct of the merged `properties`, one column per name in order (rules 7, 15, 21).
+    fn struct_type(
+        &mut self,
+        properties: &MergedProperties<'_>,
+        value_schema: Option<(SchemaId, &Keyword<SchemaId>)>,
+        required: &[(SchemaId, &Keyword<String>)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Ty> {
+        let ws = self.ws;
+        let names = &properties.names;
         // A set, so that a wide object with a long `required` list stays linear.
         let required_names: HashSet<&str> =
             required.iter().map(|(_, r)| r.value.as_str()).collect();
-        if !names.is_empty() {
-            if let Some((sid, a)) = value_schema {
-                let location = self.at(sid, a.at);
-                self.emit(
-                    &codes::ADDITIONAL_PROPERTIES_DROPPED,
-                    location,
-                    "the object has `properties`, so it becomes a struct: keys matched only by `additionalProperties` are dropped".to_string(),
-                    field,
-                )
-                .help = Some("list every key you need in `properties`, or remove `properties` to get a map".to_string());
-            }
-            let mut columns = Vec::with_capacity(names.len());
-            // Built at the first uppercase name only: most objects have none.
-            let mut renames: Option<HashMap<String, Vec<&str>>> = None;
-            let mut lowercase: HashMap<String, &str> =
-                HashMap::with_capacity_and_hasher(names.len(), Default::default());
-            for (name, (parent, property), more) in &names {
-                let column_field = join(field, name);
-                let location = ws.property_site(*parent, property);
-                if name.is_empty() {
-                    self.emit(
-                        &codes::EMPTY_NAME,
-                        location,
-                        "a property name is empty, and an Iceberg column needs a name".to_string(),
-                        field,
-                    );
-                    continue;
-                }
-                // The warning belongs to the written name, however often a cycle's expansion
-                // walks it (the other reports would be dropped as repeats).
-                if name.chars().any(char::is_uppercase) && self.reported_names.insert(location) {
-                    self.emit(
-                        &codes::UPPERCASE_NAME,
-                        location,
-                        format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
-                        &column_field,
-                    )
-                    .help = Some(rename_help(
-                        name,
-                        renames.get_or_insert_with(|| lowercase_renames(&names)),
-                    ));
-                }
-                match lowercase.entry(name.to_lowercase()) {
-                    std::collections::hash_map::Entry::Occupied(other) => {
-                        let message = format!("columns `{}` and `{name}` differ only in case; engines that ignore case cannot tell them apart", other.get());
-                        self.emit(&codes::CASE_COLLISION, location, message, &column_field);
-                    }
-                    std::collections::hash_map::Entry::Vacant(slot) => {
-                        slot.insert(name);
-                    }
-                }
-                if !self.count_column(property.schema, &column_field) {
-                    return None;
-                }
-                let mut mapped = self.map_schema(property.schema, &column_field, depth + 1);
-                for (other_parent, other) in more {
-                    let again = self.map_schema(other.schema, &column_field, depth + 1);
-                    if let (Some(m), Some(a)) = (&mut mapped, again) {
-                        if !m.ty.same_shape(&a.ty) {
-                            let other_location = ws.property_site(*other_parent, other);
-                            self.emit(
-                                &codes::ALLOF_CONFLICT,
-                                other_location,
-                                format!(
-                                    "`allOf` branches give `{name}` different types: {} and {}",
-                                    m.ty.describe(),
-                                    a.ty.describe()
-                                ),
-                                &column_field,
-                            )
-                            .help = Some(format!("each part's definition of `{name}` is mapped on its own and the results must match, so a refinement must repeat what shapes the column (`type`, `format`, `enum`, `maximum`, `multipleOf`); or define `{name}` in one part only"));
-                        }
-                        m.nullable &= a.nullable;
-                        if m.doc.is_none() {
-                            m.doc = a.doc;
-                        }
-                    }
-                }
-                let Some(mapped) = mapped else { continue };
-                // Whether a listed column that admits null stays optional is said once the
-                // partition is known (nullability.rs): the partition makes its source required.
-                let listed = required_names.contains(name);
-                columns.push(Column {
-                    name: name.to_string(),
-                    required: listed && !mapped.nullable,
-                    doc: mapped.doc,
-                    ty: mapped.ty,
-                    location,
-                    listed_required: listed,
-                    constraints: mapped.constraints,
-                });
-            }
-            for (sid, r) in &required {
-                if !index.contains_key(r.value.as_str()) {
-                    let location = self.at(*sid, r.at);
-                    let close = names
-                        .iter()
-                        .find(|(n, _, _)| n.eq_ignore_ascii_case(&r.value))
-                        .map(|(n, _, _)| *n);
-                    let d = self.emit(
-                        &codes::REQUIRED_NOT_A_PROPERTY,
-                        location,
-                        format!("`required` lists `{}`, which is not in `properties`, so it has no column", r.value),
-                        field,
-                    );
-                    if let Some(close) = close {
-                        d.help = Some(format!("did you mean `{close}`?"));
-                    }
-                }
-            }
-            return Some(Ty::Struct(columns));
+        if let Some((sid, a)) = value_schema {
+            let location = self.at(sid, a.at);
+            self.emit(
+                &codes::ADDITIONAL_PROPERTIES_DROPPED,
+                location,
+                "the object has `properties`, so it becomes a struct: keys matched only by `additionalProperties` are dropped".to_string(),
+                field,
+            )
+            .help = Some("list every key you need in `properties`, or remove `properties` to get a map".to_string());
         }
-        if let Some((_, a)) = value_schema {
-            for (sid, r) in &required {
-                let location = self.at(*sid, r.at);
+        let mut columns = Vec::with_capacity(names.len());
+        // Built at the first uppercase name only: most objects have none.
+        let mut renames: Option<HashMap<String, Vec<&str>>> = None;
+        let mut lowercase: HashMap<String, &str> =
+            HashMap::with_capacity_and_hasher(names.len(), Default::default());
+        for (name, (parent, property), more) in names {
+            let column_field = join(field, name);
+            let location = ws.property_site(*parent, property);
+            if name.is_empty() {
                 self.emit(
-                    &codes::REQUIRED_NOT_A_PROPERTY,
+                    &codes::EMPTY_NAME,
                     location,
-                    format!("`required` lists `{}`, but the object is a map (it has no `properties`), so the key's presence is not enforced by the table", r.value),
+                    "a property name is empty, and an Iceberg column needs a name".to_string(),
                     field,
                 );
+                continue;
             }
-            let value_field = join(field, "value");
-            if !self.count_column(a.value, &value_field) {
+            self.check_name(
+                name,
+                location,
+                &column_field,
+                names,
+                &mut renames,
+                &mut lowercase,
+            );
+            if !self.count_column(property.schema, &column_field) {
                 return None;
             }
-            let mapped = self.map_schema(a.value, &value_field, depth + 1)?;
-            return Some(Ty::Map(Box::new(Slot {
-                required: !mapped.nullable,
+            let mapped = self.map_definitions(name, property, more, &column_field, depth);
+            let Some(mapped) = mapped else { continue };
+            // Whether a listed column that admits null stays optional is said once the
+            // partition is known (nullability.rs): the partition makes its source required.
+            let listed = required_names.contains(name);
+            columns.push(Column {
+                name: name.to_string(),
+                required: listed && !mapped.nullable,
+                doc: mapped.doc,
                 ty: mapped.ty,
+                location,
+                listed_required: listed,
                 constraints: mapped.constraints,
-            })));
+            });
         }
+        self.warn_required_not_properties(properties, required, field);
+        Some(Ty::Struct(columns))
+    }
+
+    /// The name checks of rule 21 for the column `name`, written at `location`: uppercase
+    /// letters, and a name that differs from an earlier sibling's only in case.
+    fn check_name<'n>(
+        &mut self,
+        name: &'n str,
+        location: Site,
+        column_field: &str,
+        names: &[(&'n str, Definition<'_>, Vec<Definition<'_>>)],
+        renames: &mut Option<HashMap<String, Vec<&'n str>>>,
+        lowercase: &mut HashMap<String, &'n str>,
+    ) {
+        // The warning belongs to the written name, however often a cycle's expansion
+        // walks it (the other reports would be dropped as repeats).
+        if name.chars().any(char::is_uppercase) && self.reported_names.insert(location) {
+            self.emit(
+                &codes::UPPERCASE_NAME,
+                location,
+                format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
+                column_field,
+            )
+            .help = Some(rename_help(
+                name,
+                renames.get_or_insert_with(|| lowercase_renames(names)),
+            ));
+        }
+        match lowercase.entry(name.to_lowercase()) {
+            std::collections::hash_map::Entry::Occupied(other) => {
+                let message = format!("columns `{}` and `{name}` differ only in case; engines that ignore case cannot tell them apart", other.get());
+                self.emit(&codes::CASE_COLLISION, location, message, column_field);
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(name);
+            }
+        }
+    }
+
+    /// The column of a property from its first definition; a definition in another `allOf`
+    /// part must have the same shape (rule 12), and the column is nullable only if all are.
+    fn map_definitions(
+        &mut self,
+        name: &str,
+        property: &Property,
+        more: &[Definition<'_>],
+        column_field: &str,
+        depth: usize,
+    ) -> Option<Mapped> {
+        let ws = self.ws;
+        let mut mapped = self.map_schema(property.schema, column_field, depth + 1);
+        for (other_parent, other) in more {
+            let again = self.map_schema(other.schema, column_field, depth + 1);
+            if let (Some(m), Some(a)) = (&mut mapped, again) {
+                if !m.ty.same_shape(&a.ty) {
+                    let other_location = ws.property_site(*other_parent, other);
+                    self.emit(
+                        &codes::ALLOF_CONFLICT,
+                        other_location,
+                        format!(
+                            "`allOf` branches give `{name}` different types: {} and {}",
+                            m.ty.describe(),
+                            a.ty.describe()
+                        ),
+                        column_field,
+                    )
+                    .help = Some(format!("each part's definition of `{name}` is mapped on its own and the results must match, so a refinement must repeat what shapes the column (`type`, `format`, `enum`, `maximum`, `multipleOf`); or define `{name}` in one part only"));
+                }
+                m.nullable &= a.nullable;
+                if m.doc.is_none() {
+                    m.doc = a.doc;
+                }
+            }
+        }
+        mapped
+    }
+
+    /// `required-not-a-property` for each name in `required` that no part's `properties` has.
+    fn warn_required_not_properties(
+        &mut self,
+        properties: &MergedProperties<'_>,
+        required: &[(SchemaId, &Keyword<String>)],
+        field: &str,
+    ) {
+        let names = &properties.names;
+        for (sid, r) in required {
+            if !properties.index.contains_key(r.value.as_str()) {
+                let location = self.at(*sid, r.at);
+                let close = names
+                    .iter()
+                    .find(|(n, _, _)| n.eq_ignore_ascii_case(&r.value))
+                    .map(|(n, _, _)| *n);
+                let d = self.emit(
+                    &codes::REQUIRED_NOT_A_PROPERTY,
+                    location,
+                    format!(
+                        "`required` lists `{}`, which is not in `properties`, so it has no column",
+                        r.value
+                    ),
+                    field,
+                );
+                if let Some(close) = close {
+                    d.help = Some(format!("did you mean `{close}`?"));
+                }
+            }
+        }
+    }
+
+    /// The map<string, V> of an object without `properties` whose `additionalProperties` is
+    /// the schema `value` (rules 7 and 16).
+    fn map_type(
+        &mut self,
+        value: SchemaId,
+        required: &[(SchemaId, &Keyword<String>)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Ty> {
+        for (sid, r) in required {
+            let location = self.at(*sid, r.at);
+            self.emit(
+                &codes::REQUIRED_NOT_A_PROPERTY,
+                location,
+                format!("`required` lists `{}`, but the object is a map (it has no `properties`), so the key's presence is not enforced by the table", r.value),
+                field,
+            );
+        }
+        let value_field = join(field, "value");
+        if !self.count_column(value, &value_field) {
+            return None;
+        }
+        let mapped = self.map_schema(value, &value_field, depth + 1)?;
+        Some(Ty::Map(Box::new(Slot {
+            required: !mapped.nullable,
+            ty: mapped.ty,
+            constraints: mapped.constraints,
+        })))
+    }
+
+    /// The error for an object with neither `properties` nor an `additionalProperties` schema:
+    /// `empty-object` when it admits only `{}`, otherwise `free-form-object` (rule 7).
+    fn untyped_object(
+        &mut self,
+        id: SchemaId,
+        kws: &[(SchemaId, &Keywords)],
+        additional: Option<(SchemaId, &Keyword<SchemaId>)>,
+        field: &str,
+    ) {
+        let ws = self.ws;
         let has_properties = kws.iter().any(|(_, k)| k.properties.is_some());
         let has_patterns = kws.iter().any(|(_, k)| k.pattern_properties.is_some());
         let closed = additional.is_some_and(|(_, a)| {
@@ -239,7 +299,7 @@ impl Mapper<'_> {
                 field,
             )
             .help = Some(help.to_string());
-            return None;
+            return;
         }
         let draft = ws
             .schema(id)
@@ -272,7 +332,6 @@ impl Mapper<'_> {
             field,
         )
         .help = Some(help.to_string());
-        None
     }
 }
 

@@ -4,11 +4,12 @@
 
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::json::JsonValue;
-use schema2iceberg_parser::{suggest, Draft, Exclusive, Keyword, Keywords, Number, SchemaId};
+use schema2iceberg_parser::{suggest, Draft, Exclusive, Keyword, Keywords, Number, SchemaId, Site};
 
 use super::all_of::first;
 use super::Mapper;
 use crate::codes;
+use crate::model::Ty;
 
 /// The first integer that does not fit in int32.
 const TWO_POW_31: &str = "2147483648";
@@ -65,6 +66,67 @@ pub(super) fn shown_values<'v>(values: impl ExactSizeIterator<Item = &'v JsonVal
 }
 
 impl Mapper<'_> {
+    /// The column of `enum`/`const` in part `sid` (rule 9): always a string, whatever the
+    /// values, with whether a value is null (which makes it nullable). `implied`: no part has a
+    /// `type`, so the note says that the values give it.
+    pub(super) fn enum_type(
+        &mut self,
+        sid: SchemaId,
+        k: &Keywords,
+        implied: bool,
+        location: Site,
+        field: &str,
+    ) -> Option<(Ty, bool)> {
+        let ws = self.ws;
+        let (keyword, values): (&str, Vec<schema2iceberg_parser::json::JsonId>) =
+            match (&k.enum_values, &k.const_value) {
+                (Some(e), _) => ("enum", e.value.clone()),
+                (None, Some(c)) => ("const", vec![c.value]),
+                (None, None) => ("enum", Vec::new()),
+            };
+        let doc_id = ws.schema(sid).map(|s| s.doc)?;
+        let null_value = values.iter().any(|v| is_null(ws.json_value(doc_id, *v)));
+        let non_null: Vec<_> = values
+            .iter()
+            .filter(|v| !is_null(ws.json_value(doc_id, **v)))
+            .collect();
+        if non_null.is_empty() {
+            let at = self.at(sid, k.key(keyword).unwrap_or(ws.schema(sid)?.at));
+            self.emit(
+                &codes::NULL_TYPE,
+                at,
+                format!("`{keyword}` admits only null, and Iceberg has no null type"),
+                field,
+            );
+            return None;
+        }
+        if let Some(bad) = non_null
+            .iter()
+            .find(|v| !matches!(ws.json_value(doc_id, ***v), JsonValue::String(_)))
+        {
+            let at = self.at(sid, **bad);
+            let shown = short_json(ws.json_value(doc_id, **bad));
+            self.emit(
+                &codes::ENUM_NOT_STRING,
+                at,
+                format!("`{keyword}` value {shown} is not a string, but `{keyword}` maps to a string column, which holds it as text"),
+                field,
+            );
+        }
+        if implied {
+            self.emit(
+                &codes::TYPE_IMPLIED,
+                location,
+                format!(
+                    "no `type`: `{keyword}` {} makes the column a string, as `enum` and `const` map to string whatever their values (the channel stores enum values as strings)",
+                    shown_values(values.iter().map(|v| ws.json_value(doc_id, *v)))
+                ),
+                field,
+            );
+        }
+        Some((Ty::Primitive(PrimitiveType::String), null_value))
+    }
+
     pub(super) fn integer_type(
         &mut self,
         kws: &[(SchemaId, &Keywords)],

@@ -1,14 +1,182 @@
 //! Declared types (rules 10–11 of docs/mapping.md): the nullable `anyOf`/`oneOf` union, the
 //! compositions that only validate, and the one type that the parts declare or imply.
 
-use schema2iceberg_parser::{Keyword, Keywords, SchemaId, TypeName};
+use std::ops::ControlFlow;
+
+use schema2iceberg_parser::{Keyword, Keywords, SchemaId, Site, TypeName};
 
 use super::scalar::TYPE_GIVING_FORMATS;
 use super::{Mapped, Mapper};
 use crate::codes;
-use crate::keywords::{self};
+use crate::keywords;
 
 impl Mapper<'_> {
+    /// The column that the parts' `anyOf`/`oneOf` gives (rule 10): `Break` with the union's
+    /// column, or `None` when it has none (already reported); `Continue` when no `anyOf`/`oneOf`
+    /// gives the column its type, so the other keywords do.
+    pub(super) fn map_composition(
+        &mut self,
+        kws: &[(SchemaId, &Keywords)],
+        field: &str,
+        depth: usize,
+    ) -> ControlFlow<Option<Mapped>> {
+        let ws = self.ws;
+        // An `anyOf`/`oneOf` whose branches only validate is set aside with a warning (rule
+        // 10); the others are read as before.
+        let mut compositions = Vec::new();
+        let declared = declared_single(kws);
+        for (sid, k) in kws {
+            for (name, keyword) in [("anyOf", &k.any_of), ("oneOf", &k.one_of)] {
+                let Some(branches) = keyword else { continue };
+                let mut resolved = Vec::with_capacity(branches.value.len());
+                for branch in &branches.value {
+                    let Some(target) = self.resolve_chain(*branch, field) else {
+                        return ControlFlow::Break(None);
+                    };
+                    resolved.push((*branch, target));
+                }
+                if self.only_validates(&resolved, declared) {
+                    self.warn_validation_only(*sid, name, branches, field);
+                } else {
+                    compositions.push((*sid, name, branches, resolved));
+                }
+            }
+        }
+        if let Some((sid, _, _, _)) = compositions.iter().find(|(sid, name, _, _)| {
+            *name == "oneOf"
+                && compositions
+                    .iter()
+                    .any(|(s, n, _, _)| s == sid && *n == "anyOf")
+        }) {
+            let at = ws
+                .keywords(*sid)
+                .and_then(|k| k.key("oneOf"))
+                .or_else(|| ws.schema(*sid).map(|s| s.at));
+            let Some(at) = at else {
+                return ControlFlow::Break(None);
+            };
+            let location = self.at(*sid, at);
+            self.emit(
+                &codes::UNSUPPORTED_COMPOSITION,
+                location,
+                "`anyOf` and `oneOf` in one schema have no Iceberg type".to_string(),
+                field,
+            );
+            return ControlFlow::Break(None);
+        }
+        match compositions.into_iter().next() {
+            Some((sid, name, branches, resolved)) => ControlFlow::Break(
+                self.map_nullable_union(sid, name, branches, resolved, kws, field, depth),
+            ),
+            None => ControlFlow::Continue(()),
+        }
+    }
+
+    /// The one non-null type of the column: the declared one, or the one that the keywords
+    /// imply (rules 10–11).
+    pub(super) fn single_type(
+        &mut self,
+        declared: Option<&(Site, Vec<TypeName>)>,
+        kws: &[(SchemaId, &Keywords)],
+        location: Site,
+        field: &str,
+    ) -> Option<TypeName> {
+        match declared {
+            Some((at, types)) => self.declared_one(at, types, field),
+            None => self.implied_type(kws, location, field),
+        }
+    }
+
+    /// The one non-null type of the parts' merged `type` (`at` is the first `type`): a type
+    /// that is only `null`, or several types, has no column (rule 10).
+    fn declared_one(&mut self, at: &Site, types: &[TypeName], field: &str) -> Option<TypeName> {
+        let non_null: Vec<TypeName> = types
+            .iter()
+            .copied()
+            .filter(|t| *t != TypeName::Null)
+            .collect();
+        match non_null.as_slice() {
+            [] => {
+                self.emit(
+                        &codes::NULL_TYPE,
+                        *at,
+                        "the type is only `null`, and Iceberg has no null type".to_string(),
+                        field,
+                    )
+                    .help = Some("give the column a real type, made nullable with `\"type\": [\"string\", \"null\"]`".to_string());
+                None
+            }
+            [one] => Some(*one),
+            many => {
+                let names = many
+                    .iter()
+                    .map(|t| format!("`{}`", t.as_str()))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                self.emit(
+                    &codes::UNION_TYPE,
+                    *at,
+                    format!(
+                        "the type allows several types ({names}), and Iceberg has no union type"
+                    ),
+                    field,
+                )
+                .help = Some(
+                    "choose one type; to keep mixed values, store them as a string".to_string(),
+                );
+                None
+            }
+        }
+    }
+
+    /// The type that the keywords imply when no part has a `type` (rule 11), with a note; none
+    /// is an `unconstrained` error.
+    fn implied_type(
+        &mut self,
+        kws: &[(SchemaId, &Keywords)],
+        location: Site,
+        field: &str,
+    ) -> Option<TypeName> {
+        let implied = if kws
+            .iter()
+            .any(|(_, k)| k.properties.is_some() || k.additional_properties.is_some())
+        {
+            Some((TypeName::Object, "`properties` or `additionalProperties`"))
+        } else if kws.iter().any(|(_, k)| k.items.is_some()) {
+            Some((TypeName::Array, "`items`"))
+        } else if kws.iter().any(|(_, k)| k.format.is_some()) {
+            Some((TypeName::String, "`format`"))
+        } else {
+            None
+        };
+        match implied {
+            Some((t, by)) => {
+                self.emit(
+                    &codes::TYPE_IMPLIED,
+                    location,
+                    format!("no `type`: {} is implied by {by}", t.as_str()),
+                    field,
+                );
+                Some(t)
+            }
+            None => {
+                let empty = kws.iter().all(|(_, k)| k.keys.is_empty());
+                self.emit(
+                    &codes::UNCONSTRAINED,
+                    location,
+                    if empty {
+                        "`{}` constrains nothing, so the column has no type".to_string()
+                    } else {
+                        "this schema has no `type`, and nothing in it implies one".to_string()
+                    },
+                    field,
+                )
+                .help = Some("give it a `type` (and a `format` where it matters)".to_string());
+                None
+            }
+        }
+    }
+
     /// Whether an `anyOf`/`oneOf`'s branches (each with what its `$ref` chain resolved to) only
     /// decide which records are valid: no branch is a null branch or has a keyword that would
     /// give the column a type other than the one `declared` beside the keyword gives it.
