@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 
-use schema2iceberg_parser::{Keyword, Keywords, SchemaId, Site, TypeName};
+use schema2iceberg_parser::{Keyword, Keywords, SchemaId, Site, TypeName, Workspace};
 
 use super::scalar::TYPE_GIVING_FORMATS;
 use super::{Mapped, Mapper};
@@ -225,16 +225,7 @@ impl Mapper<'_> {
     ) -> Option<Mapped> {
         let ws = self.ws;
         let location = self.at(sid, branches.at);
-        let is_null_branch = |id: SchemaId| {
-            ws.keywords(id).is_some_and(|k| {
-                k.types
-                    .as_ref()
-                    .is_some_and(|t| t.value == [TypeName::Null])
-                    && k.keys.iter().all(|(n, _)| {
-                        matches!(n.as_str(), "type" | "description" | "title" | "$comment")
-                    })
-            })
-        };
+        let is_null_branch = |id: SchemaId| is_null_branch(ws, id);
         let nulls = resolved.iter().filter(|(_, r)| is_null_branch(*r)).count();
         let others: Vec<SchemaId> = resolved
             .iter()
@@ -255,73 +246,93 @@ impl Mapper<'_> {
                 Some(mapped)
             }
             _ => {
-                let resolved_others: Vec<SchemaId> = resolved
-                    .iter()
-                    .filter(|(_, r)| !is_null_branch(*r))
-                    .map(|(_, r)| *r)
-                    .collect();
-                let validation_only = !resolved_others.is_empty()
-                    && resolved_others.iter().all(|r| {
-                        ws.keywords(*r).is_some_and(|k| {
-                            !k.keys.iter().any(|(n, _)| keywords::role(n).gives_type())
-                        })
-                    });
-                let string_values = resolved_others.len() > 1
-                    && resolved_others.iter().all(|r| {
-                        ws.keywords(*r).is_some_and(|k| {
-                            (k.const_value.is_some() || k.enum_values.is_some())
-                                && k.types
-                                    .as_ref()
-                                    .is_none_or(|t| t.value == [TypeName::String])
-                        })
-                    });
-                if validation_only {
-                    self.emit(
-                        &codes::UNSUPPORTED_COMPOSITION,
-                        location,
-                        format!("`{keyword}` only validates records here (its branches give no type, only keywords such as `required` or `not`), but the channel documents `{keyword}` only as one schema plus `{{\"type\": \"null\"}}`"),
-                        field,
-                    )
-                    .help = Some(format!("the table would be the same without it: to register the schema for a channel, remove `{keyword}` and enforce the rule in the producer"));
-                    return None;
-                }
-                let what = if beside {
-                    format!("`{keyword}` beside `type` or other type keywords")
-                } else if others.len() == 1 && nulls == 0 {
-                    format!("`{keyword}` of a single schema")
-                } else if string_values {
-                    format!("`{keyword}` of {} string values", others.len())
-                } else if nulls == 0 {
-                    format!(
-                        "`{keyword}` of {} schemas without `{{\"type\": \"null\"}}`",
-                        others.len()
-                    )
-                } else {
-                    format!("`{keyword}` of {} non-null schemas", others.len())
-                };
-                self.emit(
-                    &codes::UNSUPPORTED_COMPOSITION,
-                    location,
-                    if (others.len() == 1 && nulls == 0 && !beside) || string_values {
-                        // One type would do here; the reason is that the channel documents no
-                        // such form, not that Iceberg lacks a type.
-                        format!("{what} is not a form the channel documents: only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column")
-                    } else {
-                        format!("{what} has no Iceberg type; only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column")
-                    },
-                    field,
-                )
-                .help = Some(if others.len() == 1 && nulls == 0 {
-                    format!("write the schema without the `{keyword}` wrapper")
-                } else if string_values {
-                    "every branch is a string value: list the values in one `enum` (describe them in `description`)".to_string()
-                } else {
-                    "replace it with one schema; to keep mixed values, store them as a string"
-                        .to_string()
-                });
+                self.report_unsupported_union(
+                    location, keyword, &resolved, &others, nulls, beside, field,
+                );
                 None
             }
         }
+    }
+
+    /// The `unsupported-composition` error for an `anyOf`/`oneOf` that is not one schema plus
+    /// `{"type": "null"}` (rule 10), at `location`, worded by what its branches are: `others`
+    /// branches that are not null and `nulls` that are, with type keywords `beside` it or not.
+    #[allow(clippy::too_many_arguments)] // the union's place, its branches sorted, the column's
+    fn report_unsupported_union(
+        &mut self,
+        location: Site,
+        keyword: &str,
+        resolved: &[(SchemaId, SchemaId)],
+        others: &[SchemaId],
+        nulls: usize,
+        beside: bool,
+        field: &str,
+    ) {
+        let ws = self.ws;
+        let is_null_branch = |id: SchemaId| is_null_branch(ws, id);
+        let resolved_others: Vec<SchemaId> = resolved
+            .iter()
+            .filter(|(_, r)| !is_null_branch(*r))
+            .map(|(_, r)| *r)
+            .collect();
+        let validation_only = !resolved_others.is_empty()
+            && resolved_others.iter().all(|r| {
+                ws.keywords(*r)
+                    .is_some_and(|k| !k.keys.iter().any(|(n, _)| keywords::role(n).gives_type()))
+            });
+        let string_values = resolved_others.len() > 1
+            && resolved_others.iter().all(|r| {
+                ws.keywords(*r).is_some_and(|k| {
+                    (k.const_value.is_some() || k.enum_values.is_some())
+                        && k.types
+                            .as_ref()
+                            .is_none_or(|t| t.value == [TypeName::String])
+                })
+            });
+        if validation_only {
+            self.emit(
+                &codes::UNSUPPORTED_COMPOSITION,
+                location,
+                format!("`{keyword}` only validates records here (its branches give no type, only keywords such as `required` or `not`), but the channel documents `{keyword}` only as one schema plus `{{\"type\": \"null\"}}`"),
+                field,
+            )
+            .help = Some(format!("the table would be the same without it: to register the schema for a channel, remove `{keyword}` and enforce the rule in the producer"));
+            return;
+        }
+        let what = if beside {
+            format!("`{keyword}` beside `type` or other type keywords")
+        } else if others.len() == 1 && nulls == 0 {
+            format!("`{keyword}` of a single schema")
+        } else if string_values {
+            format!("`{keyword}` of {} string values", others.len())
+        } else if nulls == 0 {
+            format!(
+                "`{keyword}` of {} schemas without `{{\"type\": \"null\"}}`",
+                others.len()
+            )
+        } else {
+            format!("`{keyword}` of {} non-null schemas", others.len())
+        };
+        self.emit(
+            &codes::UNSUPPORTED_COMPOSITION,
+            location,
+            if (others.len() == 1 && nulls == 0 && !beside) || string_values {
+                // One type would do here; the reason is that the channel documents no
+                // such form, not that Iceberg lacks a type.
+                format!("{what} is not a form the channel documents: only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column")
+            } else {
+                format!("{what} has no Iceberg type; only `{keyword}` of one schema plus `{{\"type\": \"null\"}}` maps to a (nullable) column")
+            },
+            field,
+        )
+        .help = Some(if others.len() == 1 && nulls == 0 {
+            format!("write the schema without the `{keyword}` wrapper")
+        } else if string_values {
+            "every branch is a string value: list the values in one `enum` (describe them in `description`)".to_string()
+        } else {
+            "replace it with one schema; to keep mixed values, store them as a string"
+                .to_string()
+        });
     }
 }
 
@@ -366,4 +377,16 @@ fn keeps_column(name: &str, k: &Keywords, declared: Option<TypeName>) -> bool {
         "contentEncoding" | "encoding" => declared != TypeName::String,
         _ => false,
     }
+}
+
+/// Whether the branch `id` is `{"type": "null"}`, with at most a description, title or comment.
+fn is_null_branch(ws: &Workspace, id: SchemaId) -> bool {
+    ws.keywords(id).is_some_and(|k| {
+        k.types
+            .as_ref()
+            .is_some_and(|t| t.value == [TypeName::Null])
+            && k.keys
+                .iter()
+                .all(|(n, _)| matches!(n.as_str(), "type" | "description" | "title" | "$comment"))
+    })
 }
