@@ -7,8 +7,8 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  codegen   regenerate docs/diagnostics.md, docs/report.schema.json and the code index of
-            docs/mapping.md from the code
+  codegen   regenerate docs/diagnostics.md, docs/report.schema.json and the generated
+            sections of docs/mapping.md from the code
   ci        run what CI runs: cargo fmt --check, clippy with -D warnings, and the tests
   corpus [--source NAME]
             check every schema in ../shared/corpus and print the per-source summary
@@ -51,15 +51,17 @@ fn write(relative: &str, text: &str) -> bool {
     }
 }
 
-/// Rewrites the generated code index between its markers in docs/mapping.md; the prose around
-/// it is kept.
-fn codegen_code_index() -> bool {
+/// Rewrites the generated sections of docs/mapping.md (rule 14's keyword list from the
+/// mapper's keyword table, the code index from the code tables); the prose around them is kept.
+fn write_mapping_sections() -> bool {
     const MAPPING: &str = "docs/mapping.md";
     let current = std::fs::read_to_string(repository_root().join(MAPPING)).unwrap_or_default();
-    match schema2iceberg::codes::with_code_index(&current) {
+    let updated = schema2iceberg_mapper::keywords::with_rule_14_section(&current)
+        .and_then(|text| schema2iceberg::codes::with_code_index(&text));
+    match updated {
         Some(text) => write(MAPPING, &text),
         None => {
-            eprintln!("{MAPPING} has no code index markers; add them around `## Code index`");
+            eprintln!("{MAPPING} lacks the marker lines of a generated section (rule 14's keyword list, the code index)");
             false
         }
     }
@@ -97,7 +99,7 @@ fn main() -> ExitCode {
             ) & write(
                 "docs/report.schema.json",
                 &schema2iceberg::check::output::report_schema(),
-            ) & codegen_code_index()
+            ) & write_mapping_sections()
         }
         Some("ci") => {
             let steps: [&[&str]; 3] = [

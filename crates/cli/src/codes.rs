@@ -106,14 +106,8 @@ pub fn code_index_markdown() -> String {
 /// `mapping`, the text of docs/mapping.md, with the current code index between its markers;
 /// `None` when a marker is missing or they are out of order.
 pub fn with_code_index(mapping: &str) -> Option<String> {
-    let begin = mapping.find(CODE_INDEX_BEGIN)? + CODE_INDEX_BEGIN.len();
-    let end = begin + mapping.get(begin..)?.find(CODE_INDEX_END)?;
-    Some(format!(
-        "{}\n\n{}{}",
-        mapping.get(..begin)?,
-        code_index_markdown(),
-        mapping.get(end..)?
-    ))
+    let body = format!("\n{}", code_index_markdown());
+    schema2iceberg_mapper::generated::splice(mapping, CODE_INDEX_BEGIN, CODE_INDEX_END, &body)
 }
 
 /// Looks a code up by name.

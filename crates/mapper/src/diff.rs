@@ -20,6 +20,7 @@ use iceberg::spec::{NestedFieldRef, PartitionSpec, PrimitiveType, Schema, Type};
 use schema2iceberg_parser::{Location, Number};
 
 use crate::channel::RecordFormat;
+use crate::keywords::{self, Loosening};
 use crate::{ColumnSource, MAX_NESTING};
 
 /// One side of a comparison: a compiled schema, or a table that already exists.
@@ -1007,11 +1008,11 @@ fn loosens(key: &str, old: &str, new: &str) -> bool {
     };
     let number =
         |v: &serde_json::Value, text: &str| v.is_number().then(|| Number::from_json_text(text));
-    match key {
-        "maxLength" | "maxItems" | "maxProperties" | "maximum" | "exclusiveMaximum"
-        | "minLength" | "minItems" | "minProperties" | "minimum" | "exclusiveMinimum" => {
+    let loosening = keywords::entry(key).map_or(Loosening::Never, |e| e.loosening);
+    match loosening {
+        Loosening::UpperBound | Loosening::LowerBound => {
             if let (Some(x), Some(y)) = (number(&a, old), number(&b, new)) {
-                let wider = if key.starts_with("max") || key == "exclusiveMaximum" {
+                let wider = if loosening == Loosening::UpperBound {
                     Ordering::Greater
                 } else {
                     Ordering::Less
@@ -1023,18 +1024,20 @@ fn loosens(key: &str, old: &str, new: &str) -> bool {
                 a == serde_json::Value::Bool(true) && b == serde_json::Value::Bool(false)
             }
         }
-        "enum" => match (a.as_array(), b.as_array()) {
+        Loosening::MoreValues => match (a.as_array(), b.as_array()) {
             (Some(x), Some(y)) => x.iter().all(|v| y.contains(v)),
             _ => false,
         },
-        "required" => match (a.as_array(), b.as_array()) {
+        Loosening::FewerNames => match (a.as_array(), b.as_array()) {
             (Some(x), Some(y)) => y.iter().all(|v| x.contains(v)),
             _ => false,
         },
-        "uniqueItems" => a == serde_json::Value::Bool(true) && b == serde_json::Value::Bool(false),
+        Loosening::FlagOff => {
+            a == serde_json::Value::Bool(true) && b == serde_json::Value::Bool(false)
+        }
         // Every multiple of the old value is a multiple of the new one when the old value is.
-        "multipleOf" => is_multiple(old, new).unwrap_or(false),
-        _ => false,
+        Loosening::Divisor => is_multiple(old, new).unwrap_or(false),
+        Loosening::Never => false,
     }
 }
 

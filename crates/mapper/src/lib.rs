@@ -50,7 +50,9 @@
 pub mod channel;
 pub mod codes;
 pub mod diff;
+pub mod generated;
 mod ids;
+pub mod keywords;
 pub mod lints;
 mod map;
 mod model;

@@ -1,0 +1,410 @@
+//! Objects (rules 7, 15 and 21 of docs/mapping.md, and the map values of rule 16): a struct
+//! from `properties` with each column's requiredness and name checks, a map from
+//! `additionalProperties`, and the objects that have no Iceberg type.
+
+// Lookups only (never iterated into output), so a fast non-random hasher is safe.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use schema2iceberg_parser::{Draft, Keyword, Keywords, Property, SchemaId, SchemaKind, Site};
+
+use super::all_of::{first, merge_properties, merge_required, Definition, MergedProperties};
+use super::{Mapped, Mapper};
+use crate::codes;
+use crate::model::{join, Column, Slot, Ty};
+
+impl Mapper<'_> {
+    /// The column of an object (rule 7): a struct from its merged `properties`, else a map from
+    /// an `additionalProperties` schema, else no type.
+    pub(super) fn object_type(
+        &mut self,
+        id: SchemaId,
+        kws: &[(SchemaId, &Keywords)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Ty> {
+        if !self.nesting_ok(id, field, depth) {
+            return None;
+        }
+        let ws = self.ws;
+        let properties = merge_properties(kws);
+        for (sid, k) in kws {
+            if let Some(pattern) = &k.pattern_properties {
+                let location = self.at(*sid, pattern.at);
+                self.emit(
+                    &codes::PATTERN_PROPERTIES_IGNORED,
+                    location,
+                    "`patternProperties` has no Iceberg equivalent and is ignored: keys that match it are dropped".to_string(),
+                    field,
+                );
+            }
+        }
+        let additional = first(kws, |k| k.additional_properties.as_ref());
+        let value_schema = additional.filter(|(_, a)| {
+            matches!(
+                ws.schema(a.value).map(|s| &s.kind),
+                Some(SchemaKind::Object(_))
+            )
+        });
+        let required = merge_required(kws);
+        if !properties.names.is_empty() {
+            return self.struct_type(&properties, value_schema, &required, field, depth);
+        }
+        if let Some((_, a)) = value_schema {
+            return self.map_type(a.value, &required, field, depth);
+        }
+        self.untyped_object(id, kws, additional, field);
+        None
+    }
+
+    /// The struct of the merged `properties`, one column per name in order (rules 7, 15, 21).
+    fn struct_type(
+        &mut self,
+        properties: &MergedProperties<'_>,
+        value_schema: Option<(SchemaId, &Keyword<SchemaId>)>,
+        required: &[(SchemaId, &Keyword<String>)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Ty> {
+        let ws = self.ws;
+        let names = &properties.names;
+        // A set, so that a wide object with a long `required` list stays linear.
+        let required_names: HashSet<&str> =
+            required.iter().map(|(_, r)| r.value.as_str()).collect();
+        if let Some((sid, a)) = value_schema {
+            let location = self.at(sid, a.at);
+            self.emit(
+                &codes::ADDITIONAL_PROPERTIES_DROPPED,
+                location,
+                "the object has `properties`, so it becomes a struct: keys matched only by `additionalProperties` are dropped".to_string(),
+                field,
+            )
+            .help = Some("list every key you need in `properties`, or remove `properties` to get a map".to_string());
+        }
+        let mut columns = Vec::with_capacity(names.len());
+        // Built at the first uppercase name only: most objects have none.
+        let mut renames: Option<HashMap<String, Vec<&str>>> = None;
+        let mut lowercase: HashMap<String, &str> =
+            HashMap::with_capacity_and_hasher(names.len(), Default::default());
+        for (name, (parent, property), more) in names {
+            let column_field = join(field, name);
+            let location = ws.property_site(*parent, property);
+            if name.is_empty() {
+                self.emit(
+                    &codes::EMPTY_NAME,
+                    location,
+                    "a property name is empty, and an Iceberg column needs a name".to_string(),
+                    field,
+                );
+                continue;
+            }
+            self.check_name(
+                name,
+                location,
+                &column_field,
+                names,
+                &mut renames,
+                &mut lowercase,
+            );
+            if !self.count_column(property.schema, &column_field) {
+                return None;
+            }
+            let mapped = self.map_definitions(name, property, more, &column_field, depth);
+            let Some(mapped) = mapped else { continue };
+            // Whether a listed column that admits null stays optional is said once the
+            // partition is known (nullability.rs): the partition makes its source required.
+            let listed = required_names.contains(name);
+            columns.push(Column {
+                name: name.to_string(),
+                required: listed && !mapped.nullable,
+                doc: mapped.doc,
+                ty: mapped.ty,
+                location,
+                listed_required: listed,
+                constraints: mapped.constraints,
+            });
+        }
+        self.warn_required_not_properties(properties, required, field);
+        Some(Ty::Struct(columns))
+    }
+
+    /// The name checks of rule 21 for the column `name`, written at `location`: uppercase
+    /// letters, and a name that differs from an earlier sibling's only in case.
+    fn check_name<'n>(
+        &mut self,
+        name: &'n str,
+        location: Site,
+        column_field: &str,
+        names: &[(&'n str, Definition<'_>, Vec<Definition<'_>>)],
+        renames: &mut Option<HashMap<String, Vec<&'n str>>>,
+        lowercase: &mut HashMap<String, &'n str>,
+    ) {
+        // The warning belongs to the written name, however often a cycle's expansion
+        // walks it (the other reports would be dropped as repeats).
+        if name.chars().any(char::is_uppercase) && self.reported_names.insert(location) {
+            self.emit(
+                &codes::UPPERCASE_NAME,
+                location,
+                format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
+                column_field,
+            )
+            .help = Some(rename_help(
+                name,
+                renames.get_or_insert_with(|| lowercase_renames(names)),
+            ));
+        }
+        match lowercase.entry(name.to_lowercase()) {
+            std::collections::hash_map::Entry::Occupied(other) => {
+                let message = format!("columns `{}` and `{name}` differ only in case; engines that ignore case cannot tell them apart", other.get());
+                self.emit(&codes::CASE_COLLISION, location, message, column_field);
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(name);
+            }
+        }
+    }
+
+    /// The column of a property from its first definition; a definition in another `allOf`
+    /// part must have the same shape (rule 12), and the column is nullable only if all are.
+    fn map_definitions(
+        &mut self,
+        name: &str,
+        property: &Property,
+        more: &[Definition<'_>],
+        column_field: &str,
+        depth: usize,
+    ) -> Option<Mapped> {
+        let ws = self.ws;
+        let mut mapped = self.map_schema(property.schema, column_field, depth + 1);
+        for (other_parent, other) in more {
+            let again = self.map_schema(other.schema, column_field, depth + 1);
+            if let (Some(m), Some(a)) = (&mut mapped, again) {
+                if !m.ty.same_shape(&a.ty) {
+                    let other_location = ws.property_site(*other_parent, other);
+                    self.emit(
+                        &codes::ALLOF_CONFLICT,
+                        other_location,
+                        format!(
+                            "`allOf` branches give `{name}` different types: {} and {}",
+                            m.ty.describe(),
+                            a.ty.describe()
+                        ),
+                        column_field,
+                    )
+                    .help = Some(format!("each part's definition of `{name}` is mapped on its own and the results must match, so a refinement must repeat what shapes the column (`type`, `format`, `enum`, `maximum`, `multipleOf`); or define `{name}` in one part only"));
+                }
+                m.nullable &= a.nullable;
+                if m.doc.is_none() {
+                    m.doc = a.doc;
+                }
+            }
+        }
+        mapped
+    }
+
+    /// `required-not-a-property` for each name in `required` that no part's `properties` has.
+    fn warn_required_not_properties(
+        &mut self,
+        properties: &MergedProperties<'_>,
+        required: &[(SchemaId, &Keyword<String>)],
+        field: &str,
+    ) {
+        let names = &properties.names;
+        for (sid, r) in required {
+            if !properties.index.contains_key(r.value.as_str()) {
+                let location = self.at(*sid, r.at);
+                let close = names
+                    .iter()
+                    .find(|(n, _, _)| n.eq_ignore_ascii_case(&r.value))
+                    .map(|(n, _, _)| *n);
+                let d = self.emit(
+                    &codes::REQUIRED_NOT_A_PROPERTY,
+                    location,
+                    format!(
+                        "`required` lists `{}`, which is not in `properties`, so it has no column",
+                        r.value
+                    ),
+                    field,
+                );
+                if let Some(close) = close {
+                    d.help = Some(format!("did you mean `{close}`?"));
+                }
+            }
+        }
+    }
+
+    /// The map<string, V> of an object without `properties` whose `additionalProperties` is
+    /// the schema `value` (rules 7 and 16).
+    fn map_type(
+        &mut self,
+        value: SchemaId,
+        required: &[(SchemaId, &Keyword<String>)],
+        field: &str,
+        depth: usize,
+    ) -> Option<Ty> {
+        for (sid, r) in required {
+            let location = self.at(*sid, r.at);
+            self.emit(
+                &codes::REQUIRED_NOT_A_PROPERTY,
+                location,
+                format!("`required` lists `{}`, but the object is a map (it has no `properties`), so the key's presence is not enforced by the table", r.value),
+                field,
+            );
+        }
+        let value_field = join(field, "value");
+        if !self.count_column(value, &value_field) {
+            return None;
+        }
+        let mapped = self.map_schema(value, &value_field, depth + 1)?;
+        Some(Ty::Map(Box::new(Slot {
+            required: !mapped.nullable,
+            ty: mapped.ty,
+            constraints: mapped.constraints,
+        })))
+    }
+
+    /// The error for an object with neither `properties` nor an `additionalProperties` schema:
+    /// `empty-object` when it admits only `{}`, otherwise `free-form-object` (rule 7).
+    fn untyped_object(
+        &mut self,
+        id: SchemaId,
+        kws: &[(SchemaId, &Keywords)],
+        additional: Option<(SchemaId, &Keyword<SchemaId>)>,
+        field: &str,
+    ) {
+        let ws = self.ws;
+        let has_properties = kws.iter().any(|(_, k)| k.properties.is_some());
+        let has_patterns = kws.iter().any(|(_, k)| k.pattern_properties.is_some());
+        let closed = additional.is_some_and(|(_, a)| {
+            matches!(
+                ws.schema(a.value).map(|s| &s.kind),
+                Some(SchemaKind::Bool(false))
+            )
+        });
+        let location = ws.schema_site(id);
+        if closed && !has_patterns {
+            let what = if has_properties {
+                "`properties` is empty"
+            } else {
+                "there are no `properties`"
+            };
+            let help = if field.is_empty() {
+                "a table needs at least one column: list the record's fields in `properties`"
+            } else {
+                "drop the property (its only value is `{}`), or list the fields it may hold in `properties`"
+            };
+            self.emit(
+                &codes::EMPTY_OBJECT,
+                location,
+                format!("{what} and `additionalProperties` is false, so the object admits only `{{}}` and has no columns"),
+                field,
+            )
+            .help = Some(help.to_string());
+            return;
+        }
+        let draft = ws
+            .schema(id)
+            .and_then(|s| ws.document(s.doc))
+            .map_or(ws.draft(), |d| d.draft);
+        let (message, help) = if has_patterns {
+            (
+                "`patternProperties` is ignored (it has no Iceberg equivalent), and there is no `properties` or `additionalProperties` schema, so the object has no Iceberg type",
+                if draft == Draft::Draft04 {
+                    "if every key's value has one schema, write it as `additionalProperties` to get map<string, V> (draft-04 has no `propertyNames`, so the key pattern would no longer be checked); or list the keys in `properties`"
+                } else {
+                    "if every key's value has one schema, write it as `additionalProperties` to get map<string, V>, and keep the key check as `\"propertyNames\": {\"pattern\": …}`; or list the keys in `properties`"
+                },
+            )
+        } else if has_properties {
+            (
+                "`properties` is empty and there is no `additionalProperties` schema, so the object has no Iceberg type",
+                "list its `properties` for a struct, or give `additionalProperties` a schema for map<string, V>; a truly free-form value can be kept as a JSON string (`\"type\": \"string\"`)",
+            )
+        } else {
+            (
+                "a free-form object (no `properties`, no `additionalProperties` schema) has no Iceberg type",
+                "list its `properties` for a struct, or give `additionalProperties` a schema for map<string, V>; a truly free-form value can be kept as a JSON string (`\"type\": \"string\"`)",
+            )
+        };
+        self.emit(
+            &codes::FREE_FORM_OBJECT,
+            location,
+            message.to_string(),
+            field,
+        )
+        .help = Some(help.to_string());
+    }
+}
+
+/// Each name the siblings would have in snake_case, with the siblings that would have it.
+fn lowercase_renames<'n, T>(names: &[(&'n str, T, Vec<T>)]) -> HashMap<String, Vec<&'n str>> {
+    let mut renames: HashMap<String, Vec<&str>> =
+        HashMap::with_capacity_and_hasher(names.len(), Default::default());
+    for (name, _, _) in names {
+        renames.entry(snake_case(name)).or_default().push(name);
+    }
+    renames
+}
+
+/// The help for an uppercase name: its snake_case form, unless a sibling already has that name
+/// or would get it too, since a suggestion must not lead to two columns with one name.
+fn rename_help(name: &str, renames: &HashMap<String, Vec<&str>>) -> String {
+    let suggestion = snake_case(name);
+    let others: Vec<&str> = renames
+        .get(&suggestion)
+        .map(|names| names.iter().copied().filter(|n| *n != name).collect())
+        .unwrap_or_default();
+    if others.contains(&suggestion.as_str()) {
+        format!("rename it in lowercase, but not to `{suggestion}`: a sibling already has that name, and the two columns would collide")
+    } else if let Some(other) = others.first() {
+        format!("rename it in lowercase, but `{name}` and `{other}` would both become `{suggestion}` and collide: give them different names")
+    } else {
+        format!("rename it to `{suggestion}`")
+    }
+}
+
+/// `userId` → `user_id`, `HTTPStatus` → `http_status`: a suggestion, not a rename.
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut chars = name.chars();
+    let mut prev: Option<char> = None;
+    let mut current = chars.next();
+    while let Some(c) = current {
+        let next = chars.next();
+        if c.is_uppercase() {
+            // A word starts here after a lowercase letter or a digit (`userId`), or where an
+            // acronym ends (`HTTPStatus`). Neither follows an underscore, so none is doubled.
+            let after_lower = prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+            let acronym_ends =
+                prev.is_some_and(char::is_uppercase) && next.is_some_and(char::is_lowercase);
+            if after_lower || acronym_ends {
+                out.push('_');
+            }
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.extend(c.to_lowercase());
+            }
+        } else {
+            out.push(c);
+        }
+        prev = Some(c);
+        current = next;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snake_case;
+
+    #[test]
+    fn suggests_snake_case() {
+        assert_eq!(snake_case("userId"), "user_id");
+        assert_eq!(snake_case("HTTPStatus"), "http_status");
+        assert_eq!(snake_case("Already_ok"), "already_ok");
+        assert_eq!(snake_case("v2Name"), "v2_name");
+        assert_eq!(snake_case("USE_COUNTER2_CSS_Foo"), "use_counter2_css_foo");
+        assert_eq!(snake_case("a_B"), "a_b");
+        assert_eq!(snake_case("ÉtéÀ"), "été_à");
+    }
+}
