@@ -156,6 +156,26 @@ pub enum FailOn {
     Never,
 }
 
+impl FailOn {
+    /// Every level, the strictest first.
+    pub const ALL: [FailOn; 4] = [
+        FailOn::TableChange,
+        FailOn::DeadLetter,
+        FailOn::IcebergIncompatible,
+        FailOn::Never,
+    ];
+
+    /// The level's name, as `--fail-on` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::TableChange => "table-change",
+            FailOn::DeadLetter => "dead-letter",
+            FailOn::IcebergIncompatible => "iceberg-incompatible",
+            FailOn::Never => "never",
+        }
+    }
+}
+
 /// Whether `changes` reach `level`.
 pub fn fails(changes: &[Change], level: FailOn) -> bool {
     match level {

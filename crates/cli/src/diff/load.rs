@@ -1,0 +1,147 @@
+//! One side of a `diff`, loaded from bytes: an Iceberg table's metadata or schema, read with the
+//! `iceberg` crate's serde, or a JSON Schema to compile (with its column sources).
+
+use std::path::Path;
+
+use iceberg::spec::{PartitionSpec, Schema, TableMetadata};
+use schema2iceberg_mapper::{compile, ColumnSource, CompileOptions, Compiled};
+use schema2iceberg_parser::{Draft, Severity};
+
+use crate::render;
+use crate::source::{self, BasePath, SchemaSource};
+
+/// One side of a comparison, loaded.
+pub(super) struct Loaded {
+    pub(super) display: String,
+    pub(super) kind: &'static str,
+    pub(super) schema: Schema,
+    pub(super) spec: PartitionSpec,
+    pub(super) columns: Vec<ColumnSource>,
+}
+
+/// What a side failed with: its diagnostics, rendered, and one line for each.
+pub(super) struct NotCompiled {
+    pub(super) display: String,
+    pub(super) rendered: String,
+    pub(super) lines: Vec<String>,
+}
+
+fn is_table_metadata(value: &serde_json::Value) -> bool {
+    value.get("format-version").is_some()
+        && (value.get("schemas").is_some() || value.get("schema").is_some())
+}
+
+fn is_iceberg_schema(value: &serde_json::Value) -> bool {
+    value.get("type").and_then(|t| t.as_str()) == Some("struct")
+        && value.get("fields").is_some_and(|f| f.is_array())
+}
+
+/// Loads one side from bytes: an Iceberg table's metadata or schema, or a JSON Schema to compile.
+pub(super) fn load(
+    display: &str,
+    path_for_refs: &Path,
+    bytes: Vec<u8>,
+    partition: Option<&str>,
+    draft: Option<Draft>,
+    ref_root: &Path,
+    color: bool,
+) -> Result<Loaded, NotCompiled> {
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+        if is_table_metadata(&value) {
+            return match serde_json::from_value::<TableMetadata>(value) {
+                Ok(metadata) => Ok(Loaded {
+                    display: display.to_string(),
+                    kind: "iceberg-table-metadata",
+                    schema: metadata.current_schema().as_ref().clone(),
+                    spec: metadata.default_partition_spec().as_ref().clone(),
+                    columns: Vec::new(),
+                }),
+                Err(e) => Err(NotCompiled::one(
+                    display,
+                    format!(
+                        "`{display}` looks like Iceberg table metadata, but it is not valid: {e}"
+                    ),
+                )),
+            };
+        }
+        if is_iceberg_schema(&value) {
+            return match serde_json::from_value::<Schema>(value) {
+                Ok(schema) => Ok(Loaded {
+                    display: display.to_string(),
+                    kind: "iceberg-schema",
+                    spec: PartitionSpec::unpartition_spec(),
+                    schema,
+                    columns: Vec::new(),
+                }),
+                Err(e) => Err(NotCompiled::one(
+                    display,
+                    format!("`{display}` looks like an Iceberg schema, but it is not valid: {e}"),
+                )),
+            };
+        }
+    }
+    let ws = source::workspace(
+        &SchemaSource {
+            display,
+            path: Some(path_for_refs),
+            base: BasePath::Joined,
+            ref_root: Some(ref_root.to_path_buf()),
+            draft,
+        },
+        bytes,
+    );
+    let compiled: Compiled = compile(
+        &ws,
+        &CompileOptions {
+            partition: partition.map(str::to_string).into_iter().collect(),
+            column_sources: true,
+            ..CompileOptions::default()
+        },
+    );
+    match (compiled.schema, compiled.partition_spec) {
+        (Some(schema), Some(spec)) => Ok(Loaded {
+            display: display.to_string(),
+            kind: "json-schema",
+            schema,
+            spec,
+            columns: compiled.columns,
+        }),
+        _ => {
+            let mut rendered = String::new();
+            let mut lines = Vec::new();
+            for d in compiled
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+            {
+                let source = ws
+                    .documents()
+                    .iter()
+                    .find(|doc| *doc.display == *d.location.file)
+                    .and_then(|doc| doc.text_str());
+                rendered.push_str(&render::diagnostic(source, d, color));
+                rendered.push('\n');
+                lines.push(format!(
+                    "{}:{}:{}: error[{}]: {}",
+                    d.location.file, d.location.line, d.location.column, d.code, d.message
+                ));
+            }
+            Err(NotCompiled {
+                display: display.to_string(),
+                rendered,
+                lines,
+            })
+        }
+    }
+}
+
+impl NotCompiled {
+    /// A side that failed for one reason, not with diagnostics.
+    pub(super) fn one(display: &str, message: String) -> NotCompiled {
+        NotCompiled {
+            display: display.to_string(),
+            rendered: format!("error: {message}\n"),
+            lines: vec![message],
+        }
+    }
+}
