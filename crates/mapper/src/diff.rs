@@ -20,6 +20,7 @@ use iceberg::spec::{NestedFieldRef, PartitionSpec, PrimitiveType, Schema, Type};
 use schema2iceberg_parser::{Location, Number};
 
 use crate::channel::RecordFormat;
+use crate::model::join;
 use crate::{ColumnSource, MAX_NESTING};
 
 /// One side of a comparison: a compiled schema, or a table that already exists.
@@ -286,14 +287,6 @@ fn index(columns: &[ColumnSource]) -> HashMap<&str, &ColumnSource> {
         map.entry(c.path.as_str()).or_insert(c);
     }
     map
-}
-
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
-    }
 }
 
 /// Where a column stands among its siblings, before and after.
