@@ -14,19 +14,19 @@ use source::{BasePath, SchemaSource};
 
 pub mod bundle;
 pub mod check;
-pub mod codes;
+mod codes;
 pub mod corpus;
 pub mod diff;
 pub mod docs;
-pub mod render;
+mod render;
 mod source;
 
 /// Exit code: the schema compiled (warnings allowed).
-pub const EXIT_OK: u8 = 0;
+pub(crate) const EXIT_OK: u8 = 0;
 /// Exit code: the schema has errors (invalid JSON included).
-pub const EXIT_SCHEMA_ERRORS: u8 = 1;
+pub(crate) const EXIT_SCHEMA_ERRORS: u8 = 1;
 /// Exit code: usage errors, and files that cannot be read.
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 
 const ABOUT: &str =
     "Preview the Iceberg table that an Amazon Kinesis or MSK streaming-tables channel \
@@ -233,7 +233,7 @@ pub enum Format {
 
 /// When to color text output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
+enum ColorWhen {
     /// When stdout is a terminal and NO_COLOR is not set.
     Auto,
     /// Always.

@@ -3,14 +3,14 @@
 //! A check is planned (`plan`: config, files, channel configurations; every usage error), run
 //! (`run`: each schema compiled on all cores) and reported (`report`: the files sorted, rendered).
 
-pub mod classify;
-pub mod config;
-pub mod discover;
+mod classify;
+pub(crate) mod config;
+mod discover;
 pub mod output;
 mod plan;
 mod report;
 mod run;
-pub mod severity;
+mod severity;
 
 use std::path::{Path, PathBuf};
 

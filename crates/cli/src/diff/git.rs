@@ -6,7 +6,7 @@ use std::process::Command;
 
 use crate::check::config::Config;
 
-use super::load::load;
+use super::load::{load, SideOptions};
 use super::{error, pair, record_format, DiffError, DiffRequest, FileDiff};
 
 /// A file that changed between REV and the working tree: (status letter, path).
@@ -115,11 +115,7 @@ pub(super) fn git_pair(
     let display = entry.path.display().to_string();
     let full = request.dir.join(&entry.path);
     let settings = config.settings_for(&full);
-    let partition = request.partition.clone().or(settings.partition.clone());
-    let root = settings
-        .ref_root
-        .clone()
-        .unwrap_or_else(|| request.dir.clone());
+    let options = SideOptions::new(request, &settings);
     let old_display = format!("{display}@{rev}");
     let choice = record_format(request, &settings.channel_configs);
     let unpaired = |old: Option<String>, new: Option<String>, status: &str| FileDiff {
@@ -142,24 +138,8 @@ pub(super) fn git_pair(
             let old_bytes = git(&request.dir, &["show", &spec])?;
             let new_bytes =
                 std::fs::read(&full).map_err(|e| error(format!("cannot read `{display}`: {e}")))?;
-            let old = load(
-                &old_display,
-                &full,
-                old_bytes,
-                partition.as_deref(),
-                request.draft.or(settings.draft),
-                &root,
-                request.color,
-            );
-            let new = load(
-                &display,
-                &full,
-                new_bytes,
-                partition.as_deref(),
-                request.draft.or(settings.draft),
-                &root,
-                request.color,
-            );
+            let old = load(&old_display, &full, old_bytes, &options);
+            let new = load(&display, &full, new_bytes, &options);
             Ok(pair(old, new, choice, not_compiled))
         }
     }

@@ -1,14 +1,39 @@
 //! One side of a `diff`, loaded from bytes: an Iceberg table's metadata or schema, read with the
 //! `iceberg` crate's serde, or a JSON Schema to compile (with its column sources).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use iceberg::spec::{PartitionSpec, Schema, TableMetadata};
 use schema2iceberg_mapper::{compile, ColumnSource, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, Severity};
 
+use super::DiffRequest;
+use crate::check::config::FileSettings;
 use crate::render;
 use crate::source::{self, BasePath, SchemaSource};
+
+/// How both sides of one pair are read: the flags of the request over the settings that
+/// `schema2iceberg.toml` gives NEW's path.
+pub(super) struct SideOptions {
+    partition: Option<String>,
+    draft: Option<Draft>,
+    ref_root: PathBuf,
+    color: bool,
+}
+
+impl SideOptions {
+    pub(super) fn new(request: &DiffRequest, settings: &FileSettings) -> SideOptions {
+        SideOptions {
+            partition: request.partition.clone().or(settings.partition.clone()),
+            draft: request.draft.or(settings.draft),
+            ref_root: settings
+                .ref_root
+                .clone()
+                .unwrap_or_else(|| request.dir.clone()),
+            color: request.color,
+        }
+    }
+}
 
 /// One side of a comparison, loaded.
 pub(super) struct Loaded {
@@ -41,11 +66,15 @@ pub(super) fn load(
     display: &str,
     path_for_refs: &Path,
     bytes: Vec<u8>,
-    partition: Option<&str>,
-    draft: Option<Draft>,
-    ref_root: &Path,
-    color: bool,
+    options: &SideOptions,
 ) -> Result<Loaded, NotCompiled> {
+    let SideOptions {
+        partition,
+        draft,
+        ref_root,
+        color,
+    } = options;
+    let (partition, draft, color) = (partition.as_deref(), *draft, *color);
     if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) {
         if is_table_metadata(&value) {
             return match serde_json::from_value::<TableMetadata>(value) {

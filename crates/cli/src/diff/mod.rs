@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::check::config::{self, Config};
 use crate::render;
 use git::{git_changes, git_pair};
-use load::{load, Loaded, NotCompiled};
+use load::{load, Loaded, NotCompiled, SideOptions};
 
 /// Output formats of `diff`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -71,7 +71,7 @@ impl DiffRequest {
 
 /// The record format flag: how the channel's records are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum RecordFormatFlag {
+pub(crate) enum RecordFormatFlag {
     /// Plain JSON records (Kinesis `RecordFormatType` and MSK `ValueConverter` `JSON`).
     Json,
     /// Records framed by the Glue Schema Registry serializer (Kinesis `GSR_JSON`, MSK
@@ -81,7 +81,7 @@ pub enum RecordFormatFlag {
 
 impl RecordFormatFlag {
     /// The mapper's record format.
-    pub fn format(self) -> RecordFormat {
+    pub(crate) fn format(self) -> RecordFormat {
         match self {
             RecordFormatFlag::Json => RecordFormat::Json,
             RecordFormatFlag::GsrJson => RecordFormat::GsrJson,
@@ -344,28 +344,18 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
             let new_bytes = std::fs::read(&new_full)
                 .map_err(|e| error(format!("cannot read `{}`: {e}", new_path.display())))?;
             let settings = config.settings_for(&new_full);
-            let partition = request.partition.clone().or(settings.partition.clone());
-            let root = settings
-                .ref_root
-                .clone()
-                .unwrap_or_else(|| request.dir.clone());
+            let options = SideOptions::new(request, &settings);
             let old = load(
                 &old_path.display().to_string(),
                 &old_full,
                 old_bytes,
-                partition.as_deref(),
-                request.draft.or(settings.draft),
-                &root,
-                request.color,
+                &options,
             );
             let new = load(
                 &new_path.display().to_string(),
                 &new_full,
                 new_bytes,
-                partition.as_deref(),
-                request.draft.or(settings.draft),
-                &root,
-                request.color,
+                &options,
             );
             let choice = record_format(request, &settings.channel_configs);
             files.push(pair(old, new, choice, &mut not_compiled));
