@@ -14,7 +14,7 @@ use crate::check::output::{FileKind, Report, SeverityName, Status};
 use crate::check::{check, CheckFormat, CheckRequest, Checked};
 
 /// The corpus sources, alphabetically: the folders of `../shared/corpus` (its `SOURCES.md`).
-pub(crate) const SOURCES: [&str; 7] = [
+pub const SOURCES: [&str; 7] = [
     "asyncapi-spec-json-schemas",
     "cloudevents-spec",
     "json-schema-test-suite",
