@@ -133,6 +133,32 @@ pub(super) fn plan(request: &CheckRequest) -> Result<Planned, UsageError> {
         Err(ConfigError::Usage(e)) => return Err(e),
         Err(ConfigError::Mistakes(failure)) => return Ok(Planned::ConfigMistakes(failure)),
     };
+    let found = find_files(request, &config)?;
+    let channels = read_channels(request, &config, &found)?;
+    Ok(Planned::Ready(Box::new(Plan {
+        config,
+        cli_overrides,
+        schemas: found.schemas,
+        schema_groups: channels.schema_groups,
+        groups: channels.groups,
+        config_files: channels.config_files,
+        channel_texts: channels.channel_texts,
+    })))
+}
+
+/// The files a check covers, sorted out.
+struct Found {
+    /// The schemas to compile.
+    schemas: Vec<Checkable>,
+    /// `--channel-config`, joined to the folder the check runs in.
+    cli_channel: Vec<PathBuf>,
+    /// The channel configurations among the files: validated, not compiled.
+    given_channels: Vec<PathBuf>,
+}
+
+/// Expands the paths into files, and sorts them into schemas and channel configurations; a
+/// channel configuration given alone brings the schemas that use it.
+fn find_files(request: &CheckRequest, config: &Config) -> Result<Found, UsageError> {
     let paths: Vec<(String, PathBuf)> = if request.paths.is_empty() {
         vec![(".".to_string(), request.dir.clone())]
     } else {
@@ -184,7 +210,7 @@ pub(super) fn plan(request: &CheckRequest) -> Result<Planned, UsageError> {
         });
     }
     if !given_channels.is_empty() {
-        add_schemas_using(&config, &given_channels, &request.dir, &mut schemas)?;
+        add_schemas_using(config, &given_channels, &request.dir, &mut schemas)?;
     }
     if request.partition.is_some() && schemas.len() > 1 {
         return Err(UsageError {
@@ -195,7 +221,34 @@ pub(super) fn plan(request: &CheckRequest) -> Result<Planned, UsageError> {
             ),
         });
     }
+    Ok(Found {
+        schemas,
+        cli_channel,
+        given_channels,
+    })
+}
 
+/// The channel configurations of a check, read and checked.
+struct Channels {
+    schema_groups: Vec<Vec<PathBuf>>,
+    groups: BTreeMap<Vec<PathBuf>, ChannelGroup>,
+    config_files: BTreeMap<PathBuf, (JsonFile, Vec<Diagnostic>)>,
+    channel_texts: BTreeMap<String, String>,
+}
+
+/// Reads and checks each channel configuration once, whatever number of schemas use it: once
+/// for each group of configurations that a schema shares with others, and on its own when a
+/// configuration was given but no checked schema uses it.
+fn read_channels(
+    request: &CheckRequest,
+    config: &Config,
+    found: &Found,
+) -> Result<Channels, UsageError> {
+    let Found {
+        schemas,
+        cli_channel,
+        given_channels,
+    } = found;
     // Channel configurations are read and checked once each, whatever number of schemas use them.
     let mut groups: BTreeMap<Vec<PathBuf>, ChannelGroup> = BTreeMap::new();
     let mut config_files: BTreeMap<PathBuf, (JsonFile, Vec<Diagnostic>)> = BTreeMap::new();
@@ -240,7 +293,7 @@ pub(super) fn plan(request: &CheckRequest) -> Result<Planned, UsageError> {
     }
 
     // A channel configuration that no checked schema uses is still validated, on its own.
-    for path in &given_channels {
+    for path in given_channels {
         if config_files.contains_key(path) {
             continue;
         }
@@ -263,15 +316,12 @@ pub(super) fn plan(request: &CheckRequest) -> Result<Planned, UsageError> {
         .values()
         .filter_map(|(f, _)| Some((f.display.clone(), f.text_str()?.to_string())))
         .collect();
-    Ok(Planned::Ready(Box::new(Plan {
-        config,
-        cli_overrides,
-        schemas,
+    Ok(Channels {
         schema_groups,
         groups,
         config_files,
         channel_texts,
-    })))
+    })
 }
 
 /// Adds to `schemas` every schema under the config's folder that uses one of `channels`, so that

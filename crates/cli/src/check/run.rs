@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use schema2iceberg_mapper::{compile, CompileOptions};
-use schema2iceberg_parser::{Diagnostic, Location};
+use schema2iceberg_mapper::{compile, CompileOptions, Compiled};
+use schema2iceberg_parser::{Diagnostic, Location, Workspace};
 
 use super::classify;
-use super::config::Config;
+use super::config::{Config, FileSettings};
 use super::output::{self, DiagnosticReport, FileKind, FileReport, TableSummary};
 use super::plan::{ChannelGroup, Checkable};
 use super::report::render_file_text;
@@ -70,6 +70,9 @@ pub(super) fn compile_all(
         .collect()
 }
 
+/// Checks one schema: reads it, sets aside files that are not table schemas, compiles it and
+/// makes its report. Longer than most functions: each step is a function of its own, and what
+/// remains is the order of the steps and the diagnostics passed between them.
 fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>) -> SchemaOutcome {
     let Run {
         request,
@@ -81,66 +84,12 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
     } = *run;
     let settings = config.settings_for(&schema.path);
     let overrides = settings.overrides.layered(cli_overrides);
-    let mut extra = Vec::new();
-    let mut partition = request.partition.clone().or(settings.partition.clone());
-    let mut origin = None;
-    if let Some((source, location)) = group.and_then(|g| g.sources.first()) {
-        match &partition {
-            Some(p) if p != source => extra.push(Diagnostic::new(
-                &codes::PARTITION_MISMATCH,
-                location.clone(),
-                format!("the channel configuration partitions on `{source}`, but `{p}` was given for this schema; the channel's `SourceName` is used"),
-            )),
-            _ => {}
-        }
-        partition = Some(source.clone());
-        origin = Some(location.clone());
-    }
+    let (partition, origin, extra) = partition_for(request, &settings, group);
     let bytes = match std::fs::read(&schema.path) {
         Ok(bytes) => bytes,
-        Err(e) => {
-            let d = Diagnostic::new(
-                &schema2iceberg_parser::codes::REF_UNREADABLE,
-                Location {
-                    file: schema.display.as_str().into(),
-                    line: 1,
-                    column: 1,
-                    ..Location::default()
-                },
-                format!("cannot read `{}`: {e}", schema.display),
-            );
-            let report = FileReport {
-                path: schema.display.clone(),
-                kind: FileKind::Schema,
-                status: output::status(std::slice::from_ref(&d)),
-                table: None,
-                diagnostics: vec![DiagnosticReport::from_diagnostic(&d)],
-            };
-            let text = render_file_text(&schema.display, &[d], |_| None, request.color);
-            return SchemaOutcome { report, text };
-        }
+        Err(e) => return unreadable(schema, &e, request.color),
     };
-    let absolute = std::path::absolute(&schema.path).unwrap_or_else(|_| schema.path.clone());
-    // Rule 17's default, with the folder `check` runs in as the current directory; with a
-    // config, its folder (docs/ci.md), so that running from a subfolder reads the same files.
-    let ref_root = request
-        .ref_root
-        .as_ref()
-        .map(|r| request.dir.join(r))
-        .or(settings.ref_root.clone())
-        .unwrap_or_else(|| {
-            let base = if config.path.is_some() {
-                &config.dir
-            } else {
-                &request.dir
-            };
-            let dir = std::path::absolute(base).unwrap_or_else(|_| base.clone());
-            if absolute.starts_with(&dir) {
-                dir
-            } else {
-                absolute.parent().map(Path::to_path_buf).unwrap_or(dir)
-            }
-        });
+    let ref_root = ref_root_for(request, config, &settings, &schema.path);
     let ws = source::workspace(
         &SchemaSource {
             display: &schema.display,
@@ -156,25 +105,13 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
     let main_text = main.map_or(&[][..], |d| d.text.as_slice());
     let content = classify::classify(main_json, &schema.display, main_text);
     if let Some(d) = classify::diagnostic(content, main_json, &schema.display, main_text) {
-        let kept: Vec<Diagnostic> = overrides.apply(d).into_iter().collect();
-        let text = render_file_text(
-            &schema.display,
-            &kept,
-            |_| main.and_then(|d| d.text_str()),
+        return not_a_table(
+            schema,
+            content,
+            overrides.apply(d),
+            main.and_then(|d| d.text_str()),
             request.color,
         );
-        let report = FileReport {
-            path: schema.display.clone(),
-            kind: match content {
-                classify::Content::ChannelConfig => FileKind::ChannelConfig,
-                classify::Content::DefinitionsOnly => FileKind::Definitions,
-                _ => FileKind::Other,
-            },
-            status: output::status(&kept),
-            table: None,
-            diagnostics: kept.iter().map(DiagnosticReport::from_diagnostic).collect(),
-        };
-        return SchemaOutcome { report, text };
     }
     let compiled = compile(
         &ws,
@@ -185,17 +122,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
             column_sources: false,
         },
     );
-    // The parser names a referenced file beside the main file's name, or from the process's
-    // current directory; `check` names it from its own folder, as every other file.
-    let renames: Vec<(String, String)> = ws
-        .documents()
-        .iter()
-        .skip(1)
-        .filter_map(|doc| {
-            let shown = display_of(&doc.url.to_file_path().ok()?, &request.dir);
-            (shown != doc.display).then(|| (doc.display.clone(), shown))
-        })
-        .collect();
+    let renames = renames(&ws, &request.dir);
     let mut diagnostics: Vec<Diagnostic> = extra;
     diagnostics.extend(compiled.diagnostics.iter().cloned());
     let kept: Vec<Diagnostic> = diagnostics
@@ -208,15 +135,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
             d
         })
         .collect();
-    let table = compiled.schema.as_ref().map(|s| TableSummary {
-        columns: s.as_struct().fields().len(),
-        fields: usize::try_from(s.highest_field_id()).unwrap_or(0),
-        partition: compiled
-            .partition_spec
-            .as_ref()
-            .filter(|spec| !spec.fields().is_empty())
-            .and(partition.clone()),
-    });
+    let table = table_summary(&compiled, partition);
     // Snippets cost more than the compile; only the text format shows them.
     let text = if format != CheckFormat::Text {
         String::new()
@@ -246,4 +165,136 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
         diagnostics: kept.iter().map(DiagnosticReport::from_diagnostic).collect(),
     };
     SchemaOutcome { report, text }
+}
+
+/// The partition of one schema: its channel configuration's `SourceName` wins over
+/// `--partition` and the config's `partition` (with a `partition-mismatch` where they differ),
+/// and is where the partition's diagnostics point.
+fn partition_for(
+    request: &CheckRequest,
+    settings: &FileSettings,
+    group: Option<&ChannelGroup>,
+) -> (Option<String>, Option<Location>, Vec<Diagnostic>) {
+    let mut extra = Vec::new();
+    let mut partition = request.partition.clone().or(settings.partition.clone());
+    let mut origin = None;
+    if let Some((source, location)) = group.and_then(|g| g.sources.first()) {
+        match &partition {
+            Some(p) if p != source => extra.push(Diagnostic::new(
+                &codes::PARTITION_MISMATCH,
+                location.clone(),
+                format!("the channel configuration partitions on `{source}`, but `{p}` was given for this schema; the channel's `SourceName` is used"),
+            )),
+            _ => {}
+        }
+        partition = Some(source.clone());
+        origin = Some(location.clone());
+    }
+    (partition, origin, extra)
+}
+
+/// The outcome of a schema that cannot be read: one diagnostic at its first line.
+fn unreadable(schema: &Checkable, e: &std::io::Error, color: bool) -> SchemaOutcome {
+    let d = Diagnostic::new(
+        &schema2iceberg_parser::codes::REF_UNREADABLE,
+        Location {
+            file: schema.display.as_str().into(),
+            line: 1,
+            column: 1,
+            ..Location::default()
+        },
+        format!("cannot read `{}`: {e}", schema.display),
+    );
+    let report = FileReport {
+        path: schema.display.clone(),
+        kind: FileKind::Schema,
+        status: output::status(std::slice::from_ref(&d)),
+        table: None,
+        diagnostics: vec![DiagnosticReport::from_diagnostic(&d)],
+    };
+    let text = render_file_text(&schema.display, &[d], |_| None, color);
+    SchemaOutcome { report, text }
+}
+
+/// The reference root of one schema: `--ref-root`, else the config's `ref_root` for it, else
+/// the default below.
+fn ref_root_for(
+    request: &CheckRequest,
+    config: &Config,
+    settings: &FileSettings,
+    path: &Path,
+) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    // Rule 17's default, with the folder `check` runs in as the current directory; with a
+    // config, its folder (docs/ci.md), so that running from a subfolder reads the same files.
+    request
+        .ref_root
+        .as_ref()
+        .map(|r| request.dir.join(r))
+        .or(settings.ref_root.clone())
+        .unwrap_or_else(|| {
+            let base = if config.path.is_some() {
+                &config.dir
+            } else {
+                &request.dir
+            };
+            let dir = std::path::absolute(base).unwrap_or_else(|_| base.clone());
+            if absolute.starts_with(&dir) {
+                dir
+            } else {
+                absolute.parent().map(Path::to_path_buf).unwrap_or(dir)
+            }
+        })
+}
+
+/// The outcome of a file that is not a table schema (a channel configuration, definitions only,
+/// or not a schema at all): its one diagnostic, if the overrides keep it; nothing is compiled.
+fn not_a_table(
+    schema: &Checkable,
+    content: classify::Content,
+    kept: Option<Diagnostic>,
+    source: Option<&str>,
+    color: bool,
+) -> SchemaOutcome {
+    let kept: Vec<Diagnostic> = kept.into_iter().collect();
+    let text = render_file_text(&schema.display, &kept, |_| source, color);
+    let report = FileReport {
+        path: schema.display.clone(),
+        kind: match content {
+            classify::Content::ChannelConfig => FileKind::ChannelConfig,
+            classify::Content::DefinitionsOnly => FileKind::Definitions,
+            _ => FileKind::Other,
+        },
+        status: output::status(&kept),
+        table: None,
+        diagnostics: kept.iter().map(DiagnosticReport::from_diagnostic).collect(),
+    };
+    SchemaOutcome { report, text }
+}
+
+/// The parser names a referenced file beside the main file's name, or from the process's
+/// current directory; `check` names it from its own folder, as every other file. Each pair is
+/// (the parser's name, `check`'s).
+fn renames(ws: &Workspace, dir: &Path) -> Vec<(String, String)> {
+    ws.documents()
+        .iter()
+        .skip(1)
+        .filter_map(|doc| {
+            let shown = display_of(&doc.url.to_file_path().ok()?, dir);
+            (shown != doc.display).then(|| (doc.display.clone(), shown))
+        })
+        .collect()
+}
+
+/// The table's size and partition, for the report; `None` when nothing compiled.
+fn table_summary(compiled: &Compiled, partition: Option<String>) -> Option<TableSummary> {
+    compiled.schema.as_ref().map(|s| TableSummary {
+        columns: s.as_struct().fields().len(),
+        fields: usize::try_from(s.highest_field_id()).unwrap_or(0),
+        partition: compiled
+            .partition_spec
+            .as_ref()
+            .filter(|spec| !spec.fields().is_empty())
+            .and(partition),
+    })
 }

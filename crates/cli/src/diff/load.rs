@@ -75,39 +75,8 @@ pub(super) fn load(
         color,
     } = options;
     let (partition, draft, color) = (partition.as_deref(), *draft, *color);
-    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) {
-        if is_table_metadata(&value) {
-            return match serde_json::from_value::<TableMetadata>(value) {
-                Ok(metadata) => Ok(Loaded {
-                    display: display.to_string(),
-                    kind: "iceberg-table-metadata",
-                    schema: metadata.current_schema().as_ref().clone(),
-                    spec: metadata.default_partition_spec().as_ref().clone(),
-                    columns: Vec::new(),
-                }),
-                Err(e) => Err(NotCompiled::one(
-                    display,
-                    format!(
-                        "`{display}` looks like Iceberg table metadata, but it is not valid: {e}"
-                    ),
-                )),
-            };
-        }
-        if is_iceberg_schema(&value) {
-            return match serde_json::from_value::<Schema>(value) {
-                Ok(schema) => Ok(Loaded {
-                    display: display.to_string(),
-                    kind: "iceberg-schema",
-                    spec: PartitionSpec::unpartition_spec(),
-                    schema,
-                    columns: Vec::new(),
-                }),
-                Err(e) => Err(NotCompiled::one(
-                    display,
-                    format!("`{display}` looks like an Iceberg schema, but it is not valid: {e}"),
-                )),
-            };
-        }
+    if let Some(iceberg) = iceberg_side(display, &bytes) {
+        return iceberg;
     }
     let ws = source::workspace(
         &SchemaSource {
@@ -173,4 +142,41 @@ impl NotCompiled {
             lines: vec![message],
         }
     }
+}
+
+/// An Iceberg table's metadata or schema, read with the `iceberg` crate's serde; `None` when the
+/// bytes are neither, and so a JSON Schema to compile.
+fn iceberg_side(display: &str, bytes: &[u8]) -> Option<Result<Loaded, NotCompiled>> {
+    let value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+    if is_table_metadata(&value) {
+        return Some(match serde_json::from_value::<TableMetadata>(value) {
+            Ok(metadata) => Ok(Loaded {
+                display: display.to_string(),
+                kind: "iceberg-table-metadata",
+                schema: metadata.current_schema().as_ref().clone(),
+                spec: metadata.default_partition_spec().as_ref().clone(),
+                columns: Vec::new(),
+            }),
+            Err(e) => Err(NotCompiled::one(
+                display,
+                format!("`{display}` looks like Iceberg table metadata, but it is not valid: {e}"),
+            )),
+        });
+    }
+    if is_iceberg_schema(&value) {
+        return Some(match serde_json::from_value::<Schema>(value) {
+            Ok(schema) => Ok(Loaded {
+                display: display.to_string(),
+                kind: "iceberg-schema",
+                spec: PartitionSpec::unpartition_spec(),
+                schema,
+                columns: Vec::new(),
+            }),
+            Err(e) => Err(NotCompiled::one(
+                display,
+                format!("`{display}` looks like an Iceberg schema, but it is not valid: {e}"),
+            )),
+        });
+    }
+    None
 }
