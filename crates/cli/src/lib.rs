@@ -425,8 +425,9 @@ fn usage_error(message: &str) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-/// Writes a command's report and exits with `exit`; a reader that went away (`| head`) is not
-/// told, any other failure to write is an I/O error.
+/// Writes a command's standard output (every command's goes through here) and exits with
+/// `exit`. A failure to write exits 2: quietly for a reader that went away (`| head`), with an
+/// I/O error otherwise.
 fn print_stdout(text: &str, exit: u8) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     match stdout
