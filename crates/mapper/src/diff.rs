@@ -158,7 +158,7 @@ pub enum FailOn {
 }
 
 impl FailOn {
-    /// Every level, the strictest first.
+    /// Every level, in the order `--fail-on` lists them.
     pub const ALL: [FailOn; 4] = [
         FailOn::TableChange,
         FailOn::DeadLetter,
