@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use schema2iceberg_parser::{Draft, LoadOptions, Workspace};
+use schema2iceberg_parser::Draft;
 
+use crate::source::{self, BasePath, SchemaSource};
 use crate::{render, EXIT_OK, EXIT_SCHEMA_ERRORS, EXIT_USAGE};
 
 /// Everything `bundle` needs.
@@ -38,22 +39,24 @@ pub fn bundle_file(request: &BundleRequest) -> BundleOutcome {
         stderr: format!("error: {message}\n"),
         exit: EXIT_USAGE,
     };
-    if let Some(root) = &request.ref_root {
-        if !root.is_dir() {
-            return usage(format!(
-                "--ref-root `{}` is not a directory",
-                root.display()
-            ));
-        }
+    if let Err(message) = source::ref_root_is_dir(request.ref_root.as_deref()) {
+        return usage(message);
     }
-    let options = LoadOptions {
-        draft: request.draft,
-        ref_root: request.ref_root.clone(),
-    };
-    let ws = match Workspace::open(&request.schema, options) {
-        Ok(ws) => ws,
+    let bytes = match std::fs::read(&request.schema) {
+        Ok(bytes) => bytes,
         Err(e) => return usage(format!("cannot read `{}`: {e}", request.schema.display())),
     };
+    let display = request.schema.display().to_string();
+    let ws = source::workspace(
+        &SchemaSource {
+            display: &display,
+            path: Some(&request.schema),
+            base: BasePath::Normalised,
+            ref_root: request.ref_root.clone(),
+            draft: request.draft,
+        },
+        bytes,
+    );
     match schema2iceberg_parser::bundle(&ws) {
         Ok(document) => BundleOutcome {
             document,

@@ -25,10 +25,10 @@ pub const SOURCES: [&str; 7] = [
 ];
 
 /// The corpus folder, relative to the repository root.
-pub const CORPUS_DIR: &str = "../shared/corpus";
+pub(crate) const CORPUS_DIR: &str = "../shared/corpus";
 
 /// The `check` config for the corpus, relative to the repository root.
-pub const CONFIG_FILE: &str = "testdata/corpus/schema2iceberg.toml";
+pub(crate) const CONFIG_FILE: &str = "testdata/corpus/schema2iceberg.toml";
 
 /// What to run: the corpus, the config that reads it, and optionally one source.
 #[derive(Debug, Clone)]

@@ -6,23 +6,27 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use schema2iceberg_mapper::diff::FailOn;
 use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
-use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
+use schema2iceberg_parser::Draft;
+
+use source::{BasePath, SchemaSource};
 
 pub mod bundle;
 pub mod check;
-pub mod codes;
+mod codes;
 pub mod corpus;
 pub mod diff;
 pub mod docs;
-pub mod render;
+mod render;
+mod source;
 
 /// Exit code: the schema compiled (warnings allowed).
-pub const EXIT_OK: u8 = 0;
+pub(crate) const EXIT_OK: u8 = 0;
 /// Exit code: the schema has errors (invalid JSON included).
-pub const EXIT_SCHEMA_ERRORS: u8 = 1;
+pub(crate) const EXIT_SCHEMA_ERRORS: u8 = 1;
 /// Exit code: usage errors, and files that cannot be read.
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 
 const ABOUT: &str =
     "Preview the Iceberg table that an Amazon Kinesis or MSK streaming-tables channel \
@@ -86,6 +90,10 @@ file outside the reference root, a network URI) or is not JSON, 2 usage or I/O e
 Diagnostics go to standard error, and nothing is written when there is one.";
 
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("ref_root", |a| a.help("The folder that file $refs may read from [default: as compile: the nearest folder at or above the schema's that holds a schema2iceberg.toml or a .git, otherwise the schema's]")),
+    mut_arg("color", |a| a.help("Color the diagnostics")),
+)]
 struct BundleArgs {
     /// The JSON Schema file.
     #[arg(value_name = "SCHEMA")]
@@ -93,16 +101,10 @@ struct BundleArgs {
     /// Write the bundle to FILE instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Read the schema as this draft, whatever its $schema says.
-    #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
-    draft: Option<Draft>,
-    /// The folder that file $refs may read from [default: as compile: the nearest folder at or
-    /// above the schema's that holds a schema2iceberg.toml or a .git, otherwise the schema's].
-    #[arg(long, value_name = "DIR")]
-    ref_root: Option<PathBuf>,
-    /// Color the diagnostics.
-    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
-    color: ColorWhen,
+    #[command(flatten)]
+    read: ReadArgs,
+    #[command(flatten)]
+    color: ColorArg,
 }
 
 const DIFF_HELP: &str = "\
@@ -125,6 +127,7 @@ Exit codes: 0 nothing reaches --fail-on, 1 something does (or a side does not co
 2 usage or I/O error. docs/diff.md explains why an innocent edit can change the table.";
 
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("draft", |a| a.help("Read both sides as this draft, whatever their $schema says")))]
 struct DiffArgs {
     /// OLD and NEW, or with --git the PATHS to look under [default: .]
     #[arg(value_name = "FILES")]
@@ -135,9 +138,8 @@ struct DiffArgs {
     /// The partition field, for both sides [default: from schema2iceberg.toml, as check reads it]
     #[arg(long, value_name = "FIELD")]
     partition: Option<String>,
-    /// Read both sides as this draft, whatever their $schema says.
-    #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
-    draft: Option<Draft>,
+    #[command(flatten)]
+    draft: DraftArg,
     /// How the channel's records are written, for schemas whose channel configuration
     /// schema2iceberg.toml does not name [default: verdicts for both]
     #[arg(long, value_enum, value_name = "FORMAT")]
@@ -146,11 +148,10 @@ struct DiffArgs {
     #[arg(long, value_enum, default_value_t = diff::DiffFormat::Text)]
     format: diff::DiffFormat,
     /// Exit 1 when a change reaches this level.
-    #[arg(long, value_enum, default_value_t = diff::FailLevel::TableChange, value_name = "LEVEL")]
-    fail_on: diff::FailLevel,
-    /// Color the text output.
-    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
-    color: ColorWhen,
+    #[arg(long, value_parser = diff::fail_on_parser(), default_value = "table-change", value_name = "LEVEL")]
+    fail_on: FailOn,
+    #[command(flatten)]
+    color: ColorArg,
 }
 
 const CHECK_HELP: &str = "\
@@ -171,6 +172,10 @@ Examples:
 Exit codes: 0 no errors, 1 errors remain after the severity overrides, 2 usage or I/O error.";
 
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("draft", |a| a.help("Read every schema as this draft, whatever its $schema says")),
+    mut_arg("ref_root", |a| a.help("The folder that file $refs may read from [default: the config's folder, else the current directory]")),
+)]
 struct CheckArgs {
     /// Files, directories (searched recursively for *.json) and globs [default: .]
     #[arg(value_name = "PATHS")]
@@ -196,16 +201,10 @@ struct CheckArgs {
     /// Make CODE a warning; repeatable.
     #[arg(long, value_name = "CODE")]
     warn: Vec<String>,
-    /// Read every schema as this draft, whatever its $schema says.
-    #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
-    draft: Option<Draft>,
-    /// The folder that file $refs may read from [default: the config's folder, else the current
-    /// directory].
-    #[arg(long, value_name = "DIR")]
-    ref_root: Option<PathBuf>,
-    /// Color the text output.
-    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
-    color: ColorWhen,
+    #[command(flatten)]
+    read: ReadArgs,
+    #[command(flatten)]
+    color: ColorArg,
 }
 
 const COMPILE_HELP: &str = "\
@@ -234,7 +233,7 @@ pub enum Format {
 
 /// When to color text output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
+enum ColorWhen {
     /// When stdout is a terminal and NO_COLOR is not set.
     Auto,
     /// Always.
@@ -255,13 +254,35 @@ struct CompileArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    #[command(flatten)]
+    read: ReadArgs,
+    #[command(flatten)]
+    color: ColorArg,
+}
+
+/// `--draft`: how a schema is read, whatever its `$schema` says.
+#[derive(Debug, clap::Args)]
+struct DraftArg {
     /// Read the schema as this draft, whatever its $schema says.
     #[arg(long, value_name = "04|06|07", value_parser = parse_draft)]
     draft: Option<Draft>,
+}
+
+/// `--draft` and `--ref-root`: how a schema and the files its `$ref`s reach are read. The help of
+/// `--ref-root` is `compile`'s; `bundle` and `check` say their own default with `mut_arg`.
+#[derive(Debug, clap::Args)]
+struct ReadArgs {
+    #[command(flatten)]
+    draft: DraftArg,
     /// The folder that file $refs may read from [default: the nearest folder at or above the
     /// schema's that holds a schema2iceberg.toml or a .git, otherwise the schema's folder].
     #[arg(long, value_name = "DIR")]
     ref_root: Option<PathBuf>,
+}
+
+/// `--color`.
+#[derive(Debug, clap::Args)]
+struct ColorArg {
     /// Color the text output.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     color: ColorWhen,
@@ -294,8 +315,6 @@ pub struct Outcome {
     pub stdout: String,
     /// The process exit code.
     pub exit: u8,
-    /// Why nothing was compiled, when the request itself cannot be served (exit code 2).
-    pub usage_error: Option<String>,
 }
 
 /// Runs the command line and returns the exit code.
@@ -321,7 +340,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
 }
 
 fn run_bundle(args: BundleArgs) -> ExitCode {
-    let color = match args.color {
+    let color = match args.color.color {
         ColorWhen::Always => true,
         ColorWhen::Never => false,
         ColorWhen::Auto => {
@@ -330,8 +349,8 @@ fn run_bundle(args: BundleArgs) -> ExitCode {
     };
     let outcome = bundle::bundle_file(&bundle::BundleRequest {
         schema: args.schema,
-        draft: args.draft,
-        ref_root: args.ref_root,
+        draft: args.read.draft.draft,
+        ref_root: args.read.ref_root,
         color,
     });
     let mut stderr = anstream::stderr();
@@ -339,20 +358,12 @@ fn run_bundle(args: BundleArgs) -> ExitCode {
     if outcome.exit != EXIT_OK {
         return ExitCode::from(outcome.exit);
     }
-    let written = match &args.output {
-        Some(path) => std::fs::write(path, &outcome.document)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(outcome.document.as_bytes())
-                .and_then(|()| stdout.flush())
-                .map_err(|e| format!("cannot write to standard output: {e}"))
-        }
-    };
-    match written {
-        Ok(()) => ExitCode::from(EXIT_OK),
-        Err(message) => usage_error(&message),
+    match &args.output {
+        Some(path) => match std::fs::write(path, &outcome.document) {
+            Ok(()) => ExitCode::from(EXIT_OK),
+            Err(e) => usage_error(&format!("cannot write `{}`: {e}", path.display())),
+        },
+        None => print_stdout(&outcome.document, EXIT_OK),
     }
 }
 
@@ -365,10 +376,10 @@ fn run_diff(args: DiffArgs) -> ExitCode {
         files: args.files,
         git: args.git,
         partition: args.partition,
-        draft: args.draft,
+        draft: args.draft.draft,
         record_format: args.record_format.map(diff::RecordFormatFlag::format),
         fail_on: args.fail_on,
-        color: args.format == diff::DiffFormat::Text && color_enabled(args.color),
+        color: args.format == diff::DiffFormat::Text && color_enabled(args.color.color),
     };
     match diff::run_diff(&request, args.format) {
         Ok(diffed) => print_stdout(&diffed.stdout, diffed.exit),
@@ -393,12 +404,12 @@ fn run_check(args: CheckArgs) -> ExitCode {
         config: args.config,
         partition: args.partition,
         channel_configs: args.channel_config,
-        draft: args.draft,
-        ref_root: args.ref_root,
+        draft: args.read.draft.draft,
+        ref_root: args.read.ref_root,
         allow: args.allow,
         warn: args.warn,
         deny: args.deny,
-        color: args.format == check::CheckFormat::Text && color_enabled(args.color),
+        color: args.format == check::CheckFormat::Text && color_enabled(args.color.color),
     };
     match check::check(&request, args.format) {
         Ok(checked) => print_stdout(&checked.stdout, checked.exit),
@@ -414,8 +425,9 @@ fn usage_error(message: &str) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-/// Writes a command's report and exits with `exit`; a reader that went away (`| head`) is not
-/// told, any other failure to write is an I/O error.
+/// Writes a command's standard output (every command's goes through here) and exits with
+/// `exit`. A failure to write exits 2: quietly for a reader that went away (`| head`), with an
+/// I/O error otherwise.
 fn print_stdout(text: &str, exit: u8) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     match stdout
@@ -429,13 +441,8 @@ fn print_stdout(text: &str, exit: u8) -> ExitCode {
 }
 
 fn run_compile(args: CompileArgs) -> ExitCode {
-    if let Some(root) = &args.ref_root {
-        if !root.is_dir() {
-            return usage_error(&format!(
-                "--ref-root `{}` is not a directory",
-                root.display()
-            ));
-        }
+    if let Err(message) = source::ref_root_is_dir(args.read.ref_root.as_deref()) {
+        return usage_error(&message);
     }
     let from_stdin = args.schema.as_os_str() == "-";
     let bytes = if from_stdin {
@@ -458,15 +465,12 @@ fn run_compile(args: CompileArgs) -> ExitCode {
         },
         path: (!from_stdin).then(|| args.schema.clone()),
         partition: args.partition,
-        draft: args.draft,
-        ref_root: args.ref_root,
+        draft: args.read.draft.draft,
+        ref_root: args.read.ref_root,
     };
-    let color = color_enabled(args.color);
+    let color = color_enabled(args.color.color);
     let outcome = compile_bytes(&request, bytes, args.format, color);
-    match &outcome.usage_error {
-        Some(message) => usage_error(message),
-        None => print_stdout(&outcome.stdout, outcome.exit),
-    }
+    print_stdout(&outcome.stdout, outcome.exit)
 }
 
 /// Compiles schema bytes and renders the result; the whole `compile` command but for reading
@@ -477,34 +481,16 @@ pub fn compile_bytes(
     format: Format,
     color: bool,
 ) -> Outcome {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let absolute = match &request.path {
-        Some(path) => schema2iceberg_parser::absolute_path(path),
-        None => cwd.join("<stdin>"),
-    };
-    let ref_root = request.ref_root.clone().or_else(|| match &request.path {
-        Some(path) => Some(schema2iceberg_parser::default_ref_root(path)),
-        None => Some(cwd.clone()),
-    });
-    let base = Url::from_file_path(&absolute).or_else(|()| Url::parse("file:///schema.json"));
-    let base = match base {
-        Ok(base) => base,
-        Err(e) => {
-            return Outcome {
-                stdout: String::new(),
-                exit: EXIT_USAGE,
-                usage_error: Some(format!(
-                    "cannot make a base URI for `{}`: {e}",
-                    request.name
-                )),
-            }
-        }
-    };
-    let options = LoadOptions {
-        draft: request.draft,
-        ref_root,
-    };
-    let ws = Workspace::from_bytes(&request.name, bytes, base, options);
+    let ws = source::workspace(
+        &SchemaSource {
+            display: &request.name,
+            path: request.path.as_deref(),
+            base: BasePath::Normalised,
+            ref_root: request.ref_root.clone(),
+            draft: request.draft,
+        },
+        bytes,
+    );
     let compiled = compile(
         &ws,
         &CompileOptions {
@@ -523,7 +509,6 @@ pub fn compile_bytes(
         } else {
             EXIT_OK
         },
-        usage_error: None,
     }
 }
 

@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use schema2iceberg::diff::{run_diff, DiffFormat, DiffRequest, FailLevel};
+use schema2iceberg::diff::{run_diff, DiffFormat, DiffRequest, FailOn};
 use schema2iceberg_mapper::channel::RecordFormat;
 use schema2iceberg_parser::Draft;
 
@@ -124,7 +124,7 @@ fn the_flag_sets_the_record_format_where_no_configuration_does() {
         ],
     );
     overridden.record_format = Some(RecordFormat::GsrJson);
-    overridden.fail_on = FailLevel::DeadLetter;
+    overridden.fail_on = FailOn::DeadLetter;
     let text = |request: &DiffRequest| run_diff(request, DiffFormat::Text).unwrap();
     let (a, b) = (text(&flagged), text(&overridden));
     insta::assert_snapshot!(format!(
@@ -180,9 +180,9 @@ fn live_iceberg_schema_against_schema() {
 fn fail_on_levels_set_the_exit_code() {
     let mut exits = Vec::new();
     for level in [
-        FailLevel::TableChange,
-        FailLevel::IcebergIncompatible,
-        FailLevel::Never,
+        FailOn::TableChange,
+        FailOn::IcebergIncompatible,
+        FailOn::Never,
     ] {
         let mut request = in_fixtures("event-v1.json", "event-v2.json");
         request.fail_on = level;
@@ -292,7 +292,7 @@ fn snowplow_version_histories() {
             let bump = schemaver_bump(old, new);
             let mut request = DiffRequest::new(&dir, vec![PathBuf::from(old), PathBuf::from(new)]);
             request.draft = Some(Draft::Draft04);
-            request.fail_on = FailLevel::IcebergIncompatible;
+            request.fail_on = FailOn::IcebergIncompatible;
             let diffed = run_diff(&request, DiffFormat::Json).unwrap();
             let file = &diffed.files[0];
             let incompatible = file.changes.iter().any(|c| {

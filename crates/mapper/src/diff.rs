@@ -21,6 +21,7 @@ use schema2iceberg_parser::{Location, Number};
 
 use crate::channel::RecordFormat;
 use crate::keywords::{self, Loosening};
+use crate::model::join;
 use crate::{ColumnSource, MAX_NESTING};
 
 /// One side of a comparison: a compiled schema, or a table that already exists.
@@ -157,6 +158,26 @@ pub enum FailOn {
     Never,
 }
 
+impl FailOn {
+    /// Every level, in the order `--fail-on` lists them.
+    pub const ALL: [FailOn; 4] = [
+        FailOn::TableChange,
+        FailOn::DeadLetter,
+        FailOn::IcebergIncompatible,
+        FailOn::Never,
+    ];
+
+    /// The level's name, as `--fail-on` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailOn::TableChange => "table-change",
+            FailOn::DeadLetter => "dead-letter",
+            FailOn::IcebergIncompatible => "iceberg-incompatible",
+            FailOn::Never => "never",
+        }
+    }
+}
+
 /// Whether `changes` reach `level`.
 pub fn fails(changes: &[Change], level: FailOn) -> bool {
     match level {
@@ -267,14 +288,6 @@ fn index(columns: &[ColumnSource]) -> HashMap<&str, &ColumnSource> {
         map.entry(c.path.as_str()).or_insert(c);
     }
     map
-}
-
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
-    }
 }
 
 /// Where a column stands among its siblings, before and after.

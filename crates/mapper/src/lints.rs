@@ -9,7 +9,7 @@ use schema2iceberg_parser::{Diagnostic, Location, Span, Workspace};
 
 use crate::codes;
 use crate::map::MAX_NESTING;
-use crate::model::{Column, Ty};
+use crate::model::{walk, Column, Ty};
 
 schema2iceberg_parser::code_table! {
     NO_PARTITION_CANDIDATE = "no-partition-candidate", Warning, rule [] section "lints",
@@ -87,73 +87,31 @@ struct Tree<'c> {
     complex: Vec<Complex<'c>>,
 }
 
-fn join(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_string()
-    } else {
-        format!("{prefix}.{name}")
-    }
-}
-
 impl<'c> Tree<'c> {
-    fn columns(
-        &mut self,
-        columns: &'c [Column],
-        prefix: &str,
-        level: usize,
-        via_structs: bool,
-        top: Option<usize>,
-    ) {
-        for (i, column) in columns.iter().enumerate() {
-            let top = top.unwrap_or(i);
-            let path = join(prefix, &column.name);
-            self.columns.push(Seen {
-                column,
-                path: path.clone(),
-                level,
-                via_structs,
-            });
-            self.ty(&column.ty, &path, level, via_structs, top, column);
+    /// The named columns and every struct, list and map of the table, in table order. Nothing
+    /// below a type at a level beyond [`MAX_NESTING`] is taken (the mapper already refused
+    /// deeper types).
+    fn new(columns: &'c [Column]) -> Tree<'c> {
+        let mut tree = Tree::default();
+        for place in walk(columns).filter(|place| place.level <= MAX_NESTING + 1) {
+            if !matches!(place.ty(), Ty::Primitive(_)) {
+                tree.complex.push(Complex {
+                    top: place.top,
+                    level: place.level,
+                    path: place.path.clone(),
+                    owner: place.column,
+                });
+            }
+            if place.slot.is_none() {
+                tree.columns.push(Seen {
+                    column: place.column,
+                    path: place.path,
+                    level: place.level,
+                    via_structs: place.via_structs,
+                });
+            }
         }
-    }
-
-    /// Records `ty` and descends into it. Each call goes one level deeper and nothing is
-    /// entered beyond [`MAX_NESTING`] (the mapper already refused deeper types), so the
-    /// recursion is at most `MAX_NESTING + 1` calls deep.
-    fn ty(
-        &mut self,
-        ty: &'c Ty,
-        path: &str,
-        level: usize,
-        via_structs: bool,
-        top: usize,
-        owner: &'c Column,
-    ) {
-        if matches!(ty, Ty::Primitive(_)) {
-            return;
-        }
-        self.complex.push(Complex {
-            top,
-            level,
-            path: path.to_string(),
-            owner,
-        });
-        if level > MAX_NESTING {
-            return;
-        }
-        match ty {
-            Ty::Primitive(_) => {}
-            Ty::Struct(children) => self.columns(children, path, level + 1, via_structs, Some(top)),
-            Ty::List(slot) => self.ty(
-                &slot.ty,
-                &join(path, "element"),
-                level + 1,
-                false,
-                top,
-                owner,
-            ),
-            Ty::Map(slot) => self.ty(&slot.ty, &join(path, "value"), level + 1, false, top, owner),
-        }
+        tree
     }
 }
 
@@ -166,8 +124,7 @@ pub(crate) fn run(
     partition: Option<&str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    let mut tree = Tree::default();
-    tree.columns(columns, "", 1, true, None);
+    let tree = Tree::new(columns);
     let too_deep: Vec<&str> = diagnostics
         .iter()
         .filter(|d| d.code == codes::NESTING_TOO_DEEP.name)

@@ -71,8 +71,117 @@ impl Ty {
     }
 }
 
+/// One place in the column tree, as [`walk`] yields it: a named column, or a list element or map
+/// value (a slot).
+#[derive(Debug)]
+pub(crate) struct Visit<'c> {
+    /// The dotted path, joined by [`join`]: column names, with `element` and `value` for the
+    /// slots of lists and maps.
+    pub path: String,
+    /// The nesting level: 1 for a top-level column, one more inside each struct, list or map.
+    pub level: usize,
+    /// The named column: the place itself, or for a slot the column whose list or map holds it.
+    pub column: &'c Column,
+    /// The list element or map value, when the place is one.
+    pub slot: Option<&'c Slot>,
+    /// The index of the top-level column the place belongs to.
+    pub top: usize,
+    /// Whether the root reaches the place through structs only, as a partition source must be.
+    pub via_structs: bool,
+}
+
+impl<'c> Visit<'c> {
+    /// The place's type.
+    pub fn ty(&self) -> &'c Ty {
+        self.slot.map_or(&self.column.ty, |slot| &slot.ty)
+    }
+
+    /// The place's validation keywords.
+    pub fn constraints(&self) -> &'c Constraints {
+        self.slot
+            .map_or(&self.column.constraints, |slot| &slot.constraints)
+    }
+}
+
+/// The one walk over the column tree: every column, list element and map value of `columns`, in
+/// table order (a place, then what its type holds), each with its path and level. It keeps its
+/// own stack, so a deep tree costs no recursion; the tree's depth is bounded by the nesting limit
+/// anyway, which the mapper enforces before anything walks it.
+pub(crate) fn walk(columns: &[Column]) -> Walk<'_> {
+    let mut walk = Walk { stack: Vec::new() };
+    walk.push_columns(columns, "", 1, true, None);
+    walk
+}
+
+/// The iterator of [`walk`].
+#[derive(Debug)]
+pub(crate) struct Walk<'c> {
+    /// The places still to yield, the next one last.
+    stack: Vec<Visit<'c>>,
+}
+
+impl<'c> Walk<'c> {
+    fn push_columns(
+        &mut self,
+        columns: &'c [Column],
+        prefix: &str,
+        level: usize,
+        via_structs: bool,
+        top: Option<usize>,
+    ) {
+        for (i, column) in columns.iter().enumerate().rev() {
+            self.stack.push(Visit {
+                path: join(prefix, &column.name),
+                level,
+                column,
+                slot: None,
+                top: top.unwrap_or(i),
+                via_structs,
+            });
+        }
+    }
+
+    /// Pushes what `place`'s type holds, to be yielded right after it.
+    fn push_children(&mut self, place: &Visit<'c>) {
+        match place.ty() {
+            Ty::Primitive(_) => {}
+            Ty::Struct(children) => self.push_columns(
+                children,
+                &place.path,
+                place.level + 1,
+                place.via_structs,
+                Some(place.top),
+            ),
+            Ty::List(slot) | Ty::Map(slot) => {
+                let name = if matches!(place.ty(), Ty::List(_)) {
+                    "element"
+                } else {
+                    "value"
+                };
+                self.stack.push(Visit {
+                    path: join(&place.path, name),
+                    level: place.level + 1,
+                    column: place.column,
+                    slot: Some(slot),
+                    top: place.top,
+                    via_structs: false,
+                });
+            }
+        }
+    }
+}
+
+impl<'c> Iterator for Walk<'c> {
+    type Item = Visit<'c>;
+
+    fn next(&mut self) -> Option<Visit<'c>> {
+        let place = self.stack.pop()?;
+        self.push_children(&place);
+        Some(place)
+    }
+}
+
 /// Every column, list element and map value of the table, with its dotted path, in table order.
-/// The depth is bounded by the nesting limit, which the mapper enforces before this runs.
 pub(crate) fn sources(
     ws: &Workspace,
     root_constraints: Constraints,
@@ -98,13 +207,18 @@ pub(crate) fn sources(
         constraints: root_constraints,
         keyword_locations,
     }];
-    for column in columns {
-        collect(ws, column, "", &mut out);
-    }
+    out.extend(walk(columns).map(|place| ColumnSource {
+        // A slot is written where its column's property is.
+        location: Some(ws.locate(place.column.location)),
+        constraints: place.constraints().clone(),
+        keyword_locations: BTreeMap::new(),
+        path: place.path,
+    }));
     out
 }
 
 /// The dotted path of `name` under `prefix`, allocated once (a wide table joins one a column).
+/// Every dotted path of the mapper is joined here.
 pub(crate) fn join(prefix: &str, name: &str) -> String {
     if prefix.is_empty() {
         return name.to_string();
@@ -114,41 +228,4 @@ pub(crate) fn join(prefix: &str, name: &str) -> String {
     path.push('.');
     path.push_str(name);
     path
-}
-
-fn collect(ws: &Workspace, column: &Column, prefix: &str, out: &mut Vec<ColumnSource>) {
-    let path = join(prefix, &column.name);
-    out.push(ColumnSource {
-        path: path.clone(),
-        location: Some(ws.locate(column.location)),
-        constraints: column.constraints.clone(),
-        keyword_locations: BTreeMap::new(),
-    });
-    collect_type(ws, &column.ty, &path, column.location, out);
-}
-
-fn collect_type(ws: &Workspace, ty: &Ty, path: &str, site: Site, out: &mut Vec<ColumnSource>) {
-    match ty {
-        Ty::Primitive(_) => {}
-        Ty::Struct(children) => {
-            for child in children {
-                collect(ws, child, path, out);
-            }
-        }
-        Ty::List(slot) | Ty::Map(slot) => {
-            let name = if matches!(ty, Ty::List(_)) {
-                "element"
-            } else {
-                "value"
-            };
-            let slot_path = join(path, name);
-            out.push(ColumnSource {
-                path: slot_path.clone(),
-                location: Some(ws.locate(site)),
-                constraints: slot.constraints.clone(),
-                keyword_locations: BTreeMap::new(),
-            });
-            collect_type(ws, &slot.ty, &slot_path, site, out);
-        }
-    }
 }

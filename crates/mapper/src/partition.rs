@@ -4,7 +4,7 @@ use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::{Diagnostic, Location, Workspace};
 
 use crate::codes;
-use crate::model::{Column, Ty};
+use crate::model::{join, walk, Column, Ty};
 
 /// Finds `path` (dotted, through structs only) among `columns`. A column whose whole name is
 /// `path` wins; otherwise each struct whose name is a dotted prefix is tried in turn.
@@ -38,24 +38,19 @@ fn locate(columns: &[Column], path: &str) -> Option<Vec<usize>> {
 }
 
 /// Every timestamptz column reachable through structs, as dotted paths.
-pub(crate) fn candidates(columns: &[Column], prefix: &str, out: &mut Vec<String>) {
-    for column in columns {
-        let path = if prefix.is_empty() {
-            column.name.clone()
-        } else {
-            format!("{prefix}.{}", column.name)
-        };
-        match &column.ty {
-            Ty::Primitive(PrimitiveType::Timestamptz) => out.push(path),
-            Ty::Struct(children) => candidates(children, &path, out),
-            _ => {}
-        }
-    }
+fn candidates(columns: &[Column]) -> Vec<String> {
+    walk(columns)
+        .filter(|place| {
+            place.slot.is_none()
+                && place.via_structs
+                && matches!(place.ty(), Ty::Primitive(PrimitiveType::Timestamptz))
+        })
+        .map(|place| place.path)
+        .collect()
 }
 
 fn usable(columns: &[Column]) -> String {
-    let mut found = Vec::new();
-    candidates(columns, "", &mut found);
+    let found = candidates(columns);
     if found.is_empty() {
         "no column can be used: none is a string with `format: date-time` outside lists and maps"
             .to_string()
@@ -192,11 +187,7 @@ fn optional_parents(columns: &[Column], path: &str) -> Vec<String> {
         let Some(column) = current.get(*step) else {
             break;
         };
-        prefix = if prefix.is_empty() {
-            column.name.clone()
-        } else {
-            format!("{prefix}.{}", column.name)
-        };
+        prefix = join(&prefix, &column.name);
         if !column.required {
             found.push(prefix.clone());
         }

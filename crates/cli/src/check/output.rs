@@ -136,7 +136,7 @@ pub struct Summary {
 
 impl DiagnosticReport {
     /// The report form of a diagnostic.
-    pub fn from_diagnostic(d: &Diagnostic) -> Self {
+    pub(crate) fn from_diagnostic(d: &Diagnostic) -> Self {
         DiagnosticReport {
             severity: match d.severity {
                 Severity::Error => SeverityName::Error,
@@ -156,7 +156,7 @@ impl DiagnosticReport {
 }
 
 /// The status a list of diagnostics gives a file.
-pub fn status(diagnostics: &[Diagnostic]) -> Status {
+pub(crate) fn status(diagnostics: &[Diagnostic]) -> Status {
     if diagnostics.iter().any(|d| d.severity == Severity::Error) {
         Status::Errors
     } else if diagnostics.iter().any(|d| d.severity == Severity::Warning) {
@@ -167,7 +167,7 @@ pub fn status(diagnostics: &[Diagnostic]) -> Status {
 }
 
 /// Totals over `files`.
-pub fn summarize(files: &[FileReport]) -> Summary {
+pub(crate) fn summarize(files: &[FileReport]) -> Summary {
     let count = |s: SeverityName| {
         files
             .iter()
@@ -185,7 +185,7 @@ pub fn summarize(files: &[FileReport]) -> Summary {
 }
 
 /// The closing line of text and GitHub output.
-pub fn summary_line(summary: &Summary) -> String {
+pub(crate) fn summary_line(summary: &Summary) -> String {
     let plural = |n: usize, word: &str| {
         if n == 1 {
             format!("1 {word}")
@@ -231,7 +231,7 @@ pub(crate) fn escape_property(text: &str) -> String {
 }
 
 /// GitHub Actions workflow commands: one annotation a diagnostic, then the `closing` line.
-pub fn github(report: &Report, closing: &str) -> String {
+pub(crate) fn github(report: &Report, closing: &str) -> String {
     let mut out = String::new();
     for d in report.files.iter().flat_map(|f| &f.diagnostics) {
         let command = match d.severity {
@@ -259,7 +259,7 @@ pub fn github(report: &Report, closing: &str) -> String {
 }
 
 /// SARIF 2.1.0 for GitHub code scanning: one rule for each code that occurs.
-pub fn sarif(report: &Report) -> String {
+pub(crate) fn sarif(report: &Report) -> String {
     let mut rule_ids: Vec<&str> = report
         .files
         .iter()

@@ -1,0 +1,189 @@
+//! Reporting a check: adds the channel configurations as files of their own, sorts the files,
+//! builds the format-independent `Report` and renders it in the requested format.
+
+use std::collections::BTreeMap;
+
+use schema2iceberg_parser::{Diagnostic, Severity};
+
+use super::output::{self, DiagnosticReport, FileKind, FileReport, Report};
+use super::plan::{ConfigFailure, Plan};
+use super::run::SchemaOutcome;
+use super::{CheckFormat, CheckRequest, Checked};
+use crate::render;
+
+/// The report of a run: every schema's outcome, then each channel configuration's diagnostics
+/// (collected from every group that read it, de-duplicated), sorted by path.
+pub(super) fn report(
+    request: &CheckRequest,
+    format: CheckFormat,
+    plan: &Plan,
+    outcomes: Vec<SchemaOutcome>,
+) -> Checked {
+    let Plan {
+        config,
+        cli_overrides,
+        groups,
+        config_files,
+        ..
+    } = plan;
+
+    // Channel configuration files are reported as files of their own.
+    let mut channel_diagnostics: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+    for (file, parse_diagnostics) in config_files.values() {
+        channel_diagnostics
+            .entry(file.display.clone())
+            .or_default()
+            .extend(parse_diagnostics.iter().cloned());
+    }
+    for group in groups.values() {
+        for d in &group.diagnostics {
+            channel_diagnostics
+                .entry(d.location.file.to_string())
+                .or_default()
+                .push(d.clone());
+        }
+    }
+    let mut reports: Vec<(FileReport, String)> =
+        outcomes.into_iter().map(|o| (o.report, o.text)).collect();
+    for (display, diagnostics) in channel_diagnostics {
+        let overrides = config.overrides.layered(cli_overrides);
+        let mut kept: Vec<Diagnostic> = Vec::new();
+        for d in diagnostics.into_iter().filter_map(|d| overrides.apply(d)) {
+            if !kept
+                .iter()
+                .any(|k| k.code == d.code && k.location == d.location && k.message == d.message)
+            {
+                kept.push(d);
+            }
+        }
+        kept.sort_by_key(|d| d.location.span.start);
+        let source = config_files
+            .values()
+            .find(|(f, _)| f.display == display)
+            .and_then(|(f, _)| f.text_str());
+        let text = render_file_text(&display, &kept, |_| source, request.color);
+        reports.push((
+            FileReport {
+                path: display,
+                kind: FileKind::ChannelConfig,
+                status: output::status(&kept),
+                table: None,
+                diagnostics: kept.iter().map(DiagnosticReport::from_diagnostic).collect(),
+            },
+            text,
+        ));
+    }
+    reports.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    finish(reports, format, None)
+}
+
+/// The report of a run whose config has mistakes: the config's diagnostics, exit code 2.
+pub(super) fn config_failure(
+    request: &CheckRequest,
+    format: CheckFormat,
+    failure: ConfigFailure,
+) -> Checked {
+    let text = render_file_text(
+        &failure.display,
+        &failure.diagnostics,
+        |_| Some(failure.text.as_str()),
+        request.color,
+    );
+    let report = FileReport {
+        path: failure.display.clone(),
+        kind: FileKind::Config,
+        status: output::status(&failure.diagnostics),
+        table: None,
+        diagnostics: failure
+            .diagnostics
+            .iter()
+            .map(DiagnosticReport::from_diagnostic)
+            .collect(),
+    };
+    let mistakes = match failure.diagnostics.len() {
+        1 => "a mistake".to_string(),
+        n => format!("{n} mistakes"),
+    };
+    // Said once: a summary that counts the config as a checked file would contradict it.
+    let closing = format!(
+        "error: `{}` has {mistakes}, so nothing was checked",
+        failure.display
+    );
+    let mut checked = finish(vec![(report, text)], format, Some(closing));
+    checked.exit = crate::EXIT_USAGE;
+    checked
+}
+
+/// Builds the report from every file's result and renders it in `format`. `closing` replaces
+/// the summary line of the text and GitHub formats.
+fn finish(
+    reports: Vec<(FileReport, String)>,
+    format: CheckFormat,
+    closing: Option<String>,
+) -> Checked {
+    let files: Vec<FileReport> = reports.iter().map(|(r, _)| r.clone()).collect();
+    let summary = output::summarize(&files);
+    let closing = closing.unwrap_or_else(|| output::summary_line(&summary));
+    let report = Report {
+        report_version: 1,
+        tool: "schema2iceberg".to_string(),
+        files,
+        summary,
+    };
+    let stdout = match format {
+        CheckFormat::Text => {
+            let mut out: String = reports.iter().map(|(_, text)| text.as_str()).collect();
+            out.push_str(&closing);
+            out.push('\n');
+            out
+        }
+        CheckFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        CheckFormat::Github => output::github(&report, &closing),
+        CheckFormat::Sarif => output::sarif(&report),
+    };
+    let exit = if report.summary.errors > 0 {
+        crate::EXIT_SCHEMA_ERRORS
+    } else {
+        crate::EXIT_OK
+    };
+    Checked {
+        report,
+        stdout,
+        exit,
+    }
+}
+
+/// The text block of one file: a header and its diagnostics; nothing for a clean file.
+pub(super) fn render_file_text<'s>(
+    display: &str,
+    diagnostics: &[Diagnostic],
+    source: impl Fn(&str) -> Option<&'s str>,
+    color: bool,
+) -> String {
+    if diagnostics.is_empty() {
+        return String::new();
+    }
+    let count = |s: Severity, word: &str| {
+        let n = diagnostics.iter().filter(|d| d.severity == s).count();
+        if n == 1 {
+            format!("1 {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
+    let mut out = format!(
+        "{display}: {}, {}, {}\n",
+        count(Severity::Error, "error"),
+        count(Severity::Warning, "warning"),
+        count(Severity::Note, "note")
+    );
+    for d in diagnostics {
+        out.push_str(&render::diagnostic(source(&d.location.file), d, color));
+        out.push_str("\n\n");
+    }
+    out
+}

@@ -1,0 +1,464 @@
+//! `schema2iceberg diff`: what a schema change does to the table, to a running channel, and
+//! under Iceberg's evolution rules. This module holds the request, the result and the pairing of
+//! two loaded sides; `load` reads a side, `git` finds the pairs of `--git`, `output` renders.
+
+mod git;
+mod load;
+mod output;
+
+use std::path::{Path, PathBuf};
+
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use schema2iceberg_mapper::channel::{check_channel_configs, RecordFormat};
+pub use schema2iceberg_mapper::diff::FailOn;
+use schema2iceberg_mapper::diff::{diff, fails, Change, ChangeKind, Side};
+use schema2iceberg_parser::{Draft, JsonFile};
+use serde::Serialize;
+
+use crate::check::config::{self, Config};
+use crate::render;
+use git::{git_changes, git_pair};
+use load::{load, Loaded, NotCompiled, SideOptions};
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    /// One block a change, with both verdicts, then a summary.
+    Text,
+    /// One JSON object.
+    Json,
+    /// GitHub workflow commands on NEW's lines.
+    Github,
+}
+
+/// `--fail-on`'s values: the mapper's [`FailOn`] levels by name, each with its help.
+pub(crate) fn fail_on_parser() -> impl TypedValueParser<Value = FailOn> {
+    PossibleValuesParser::new(
+        FailOn::ALL.map(|level| PossibleValue::new(level.as_str()).help(fail_on_help(level))),
+    )
+    .try_map(|name: String| {
+        FailOn::ALL
+            .into_iter()
+            .find(|level| level.as_str() == name)
+            .ok_or("not a --fail-on level")
+    })
+}
+
+fn fail_on_help(level: FailOn) -> &'static str {
+    match level {
+        FailOn::TableChange => "Any change to the table, which only a new channel creates (doc-only and table-neutral changes do not fail)",
+        FailOn::DeadLetter => "Any change that can send records produced under NEW to the dead-letter queue, for the record format (for either, when it is not known)",
+        FailOn::IcebergIncompatible => "Only changes that Iceberg's schema evolution forbids",
+        FailOn::Never => "Report, and exit 0",
+    }
+}
+
+impl DiffRequest {
+    /// A request in `dir` with no options: compare `files`, fail on table changes.
+    pub fn new(dir: impl Into<PathBuf>, files: Vec<PathBuf>) -> Self {
+        DiffRequest {
+            dir: dir.into(),
+            files,
+            git: None,
+            partition: None,
+            draft: None,
+            record_format: None,
+            fail_on: FailOn::TableChange,
+            color: false,
+        }
+    }
+}
+
+/// The record format flag: how the channel's records are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RecordFormatFlag {
+    /// Plain JSON records (Kinesis `RecordFormatType` and MSK `ValueConverter` `JSON`).
+    Json,
+    /// Records framed by the Glue Schema Registry serializer (Kinesis `GSR_JSON`, MSK
+    /// `JSON_SCHEMA_GSR`).
+    GsrJson,
+}
+
+impl RecordFormatFlag {
+    /// The mapper's record format.
+    pub(crate) fn format(self) -> RecordFormat {
+        match self {
+            RecordFormatFlag::Json => RecordFormat::Json,
+            RecordFormatFlag::GsrJson => RecordFormat::GsrJson,
+        }
+    }
+}
+
+/// What to compare.
+#[derive(Debug, Clone)]
+pub struct DiffRequest {
+    /// The folder the command runs in (paths, git and the config search start here).
+    pub dir: PathBuf,
+    /// `diff OLD NEW`: the two files. Empty with `git`.
+    pub files: Vec<PathBuf>,
+    /// `--git REV`: compare every changed schema under `files` (or all) with its version at REV.
+    pub git: Option<String>,
+    /// The partition field, for both sides.
+    pub partition: Option<String>,
+    /// The draft override, for both sides.
+    pub draft: Option<Draft>,
+    /// `--record-format`: for a schema whose channel configuration `schema2iceberg.toml` does
+    /// not name (the configuration wins where it does).
+    pub record_format: Option<RecordFormat>,
+    /// When to exit 1.
+    pub fail_on: FailOn,
+    /// Color text output.
+    pub color: bool,
+}
+
+/// A usage or I/O problem: exit code 2.
+#[derive(Debug, Clone)]
+pub struct DiffError {
+    /// For standard error.
+    pub message: String,
+}
+
+fn error(message: impl Into<String>) -> DiffError {
+    DiffError {
+        message: message.into(),
+    }
+}
+
+/// The comparison of one pair of files.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct FileDiff {
+    /// OLD's name (`path@REV` in git mode), absent for an added file.
+    pub old: Option<String>,
+    /// NEW's name, absent for a removed file.
+    pub new: Option<String>,
+    /// `changed`, `added`, `removed`, or `not-compiled`.
+    pub status: String,
+    /// The channel's record format, when known; each change then has the channel verdict for
+    /// it, and otherwise one for each format.
+    pub record_format: Option<RecordFormat>,
+    /// Where the record format comes from: a channel configuration's path, or
+    /// `--record-format`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_format_from: Option<String>,
+    /// What OLD is: `json-schema`, `iceberg-table-metadata` or `iceberg-schema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_kind: Option<String>,
+    /// The changes, in NEW's column order.
+    pub changes: Vec<ChangeReport>,
+    /// Why a side could not be compared, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// The errors of a side that does not compile, one line each (`file:line:col: error[code]:
+    /// message`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    /// What was not compared, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One change, with where it is.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ChangeReport {
+    /// The change and its verdicts.
+    #[serde(flatten)]
+    pub change: Change,
+    /// The file the location is in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// RFC 6901 pointer in that file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// 1-based line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+/// The rendered result.
+#[derive(Debug, Clone)]
+pub struct Diffed {
+    /// Every pair compared.
+    pub files: Vec<FileDiff>,
+    /// Standard output.
+    pub stdout: String,
+    /// The exit code.
+    pub exit: u8,
+}
+
+fn report_changes(changes: Vec<Change>) -> Vec<ChangeReport> {
+    changes
+        .into_iter()
+        .map(|change| {
+            let location = change.location.clone();
+            ChangeReport {
+                file: location.as_ref().map(|l| l.file.to_string()),
+                pointer: location.as_ref().map(|l| l.pointer.clone()),
+                line: location.as_ref().map(|l| l.line),
+                column: location.as_ref().map(|l| l.column),
+                change,
+            }
+        })
+        .collect()
+}
+
+fn compare(old: &Loaded, new: &Loaded, formats: &[RecordFormat]) -> Vec<ChangeReport> {
+    let old_side = Side {
+        schema: &old.schema,
+        partition_spec: &old.spec,
+        columns: &old.columns,
+    };
+    let new_side = Side {
+        schema: &new.schema,
+        partition_spec: &new.spec,
+        columns: &new.columns,
+    };
+    report_changes(diff(&old_side, &new_side, formats))
+}
+
+/// The record format of one schema's channel, and where it comes from.
+struct FormatChoice {
+    format: Option<RecordFormat>,
+    from: Option<String>,
+    notes: Vec<String>,
+}
+
+impl FormatChoice {
+    /// The formats to give verdicts for: the known one, or both.
+    fn formats(&self) -> Vec<RecordFormat> {
+        match self.format {
+            Some(format) => vec![format],
+            None => vec![RecordFormat::Json, RecordFormat::GsrJson],
+        }
+    }
+}
+
+fn shown_path(path: &Path, dir: &Path) -> String {
+    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    path.strip_prefix(&dir)
+        .unwrap_or(&path)
+        .display()
+        .to_string()
+}
+
+/// The record format from the channel configurations that `schema2iceberg.toml` names for the
+/// schema (`RecordFormatType`, `ValueConverter`), else from `--record-format`. Neither: `None`,
+/// and every change gets a verdict for each format rather than a guess.
+fn record_format(request: &DiffRequest, channel_configs: &[PathBuf]) -> FormatChoice {
+    let mut notes = Vec::new();
+    let mut files = Vec::new();
+    for path in channel_configs {
+        let shown = shown_path(path, &request.dir);
+        match std::fs::read(path) {
+            Ok(bytes) => files.push(JsonFile::parse(shown, bytes).0),
+            Err(e) => notes.push(format!(
+                "the channel configuration `{shown}` cannot be read ({e}), so its record format is not known"
+            )),
+        }
+    }
+    let found = check_channel_configs(&files).record_formats;
+    let mut formats: Vec<RecordFormat> = found.iter().map(|(f, _)| *f).collect();
+    formats.sort();
+    formats.dedup();
+    let from_config: Vec<String> = found
+        .iter()
+        .map(|(_, at)| format!("{}:{}:{}", at.file, at.line, at.column))
+        .collect();
+    match formats.as_slice() {
+        [format] => {
+            if let Some(flag) = request.record_format.filter(|f| f != format) {
+                notes.push(format!(
+                    "`--record-format {}` is not used for this schema: its channel configuration says {}",
+                    flag.as_str(),
+                    format.api_names()
+                ));
+            }
+            FormatChoice {
+                format: Some(*format),
+                from: from_config.first().cloned(),
+                notes,
+            }
+        }
+        [] => FormatChoice {
+            format: request.record_format,
+            from: request.record_format.map(|_| "--record-format".to_string()),
+            notes,
+        },
+        _ => {
+            notes.push(format!(
+                "the channel configurations name more than one record format ({}), so the verdicts are given for each",
+                from_config.join(", ")
+            ));
+            FormatChoice {
+                format: None,
+                from: None,
+                notes,
+            }
+        }
+    }
+}
+
+/// The configuration's mistakes, rendered under one `error:` line.
+fn config_error(
+    display: &str,
+    text: &str,
+    diagnostics: &[schema2iceberg_parser::Diagnostic],
+    color: bool,
+) -> DiffError {
+    let mut message = format!("`{display}` has mistakes, so nothing was compared:\n");
+    for d in diagnostics {
+        message.push_str(&render::diagnostic(Some(text), d, color));
+        message.push('\n');
+    }
+    error(message.trim_end().to_string())
+}
+
+/// Runs `diff`.
+pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, DiffError> {
+    let config = match config::find(&request.dir) {
+        Some(path) => {
+            let display = shown_path(&path, &request.dir);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| error(format!("cannot read `{display}`: {e}")))?;
+            config::load(&path, &display, &text)
+                .map_err(|diagnostics| config_error(&display, &text, &diagnostics, request.color))?
+        }
+        None => Config::none(&request.dir),
+    };
+    let mut files = Vec::new();
+    let mut not_compiled = String::new();
+    match &request.git {
+        None => {
+            let [old_path, new_path] = request.files.as_slice() else {
+                return Err(error("give OLD and NEW, or --git REV [PATHS]..."));
+            };
+            let old_full = request.dir.join(old_path);
+            let new_full = request.dir.join(new_path);
+            let old_bytes = std::fs::read(&old_full)
+                .map_err(|e| error(format!("cannot read `{}`: {e}", old_path.display())))?;
+            let new_bytes = std::fs::read(&new_full)
+                .map_err(|e| error(format!("cannot read `{}`: {e}", new_path.display())))?;
+            let settings = config.settings_for(&new_full);
+            let options = SideOptions::new(request, &settings);
+            let old = load(
+                &old_path.display().to_string(),
+                &old_full,
+                old_bytes,
+                &options,
+            );
+            let new = load(
+                &new_path.display().to_string(),
+                &new_full,
+                new_bytes,
+                &options,
+            );
+            let choice = record_format(request, &settings.channel_configs);
+            files.push(pair(old, new, choice, &mut not_compiled));
+        }
+        Some(rev) => {
+            for entry in git_changes(&request.dir, rev, &request.files, &config)? {
+                files.push(git_pair(request, &config, rev, entry, &mut not_compiled)?);
+            }
+        }
+    }
+    let failing = files.iter().any(|f| {
+        f.status == "not-compiled" && request.fail_on != FailOn::Never
+            || fails(
+                &f.changes
+                    .iter()
+                    .map(|c| c.change.clone())
+                    .collect::<Vec<_>>(),
+                request.fail_on,
+            )
+    });
+    let stdout = output::render(format, &files, &not_compiled, request.fail_on, failing);
+    Ok(Diffed {
+        files,
+        stdout,
+        exit: if failing {
+            crate::EXIT_SCHEMA_ERRORS
+        } else {
+            crate::EXIT_OK
+        },
+    })
+}
+
+fn pair(
+    old: Result<Loaded, NotCompiled>,
+    new: Result<Loaded, NotCompiled>,
+    choice: FormatChoice,
+    not_compiled: &mut String,
+) -> FileDiff {
+    let mut notes = choice.notes.clone();
+    match (old, new) {
+        (Ok(old), Ok(new)) => {
+            let formats = choice.formats();
+            let mut changes = compare(&old, &new, &formats);
+            if old.kind == "iceberg-schema" {
+                // An Iceberg schema JSON carries no partition spec, so there is nothing to compare.
+                changes.retain(|c| c.change.kind != ChangeKind::PartitionChanged);
+                notes.push(format!(
+                    "the partition spec is not compared: `{}` is an Iceberg schema, which carries none (give the table metadata to compare it)",
+                    old.display
+                ));
+            }
+            if old.kind != "json-schema"
+                && formats.contains(&RecordFormat::Json)
+                && !changes.is_empty()
+            {
+                // The channel validates against the JSON Schema it was created with, which a
+                // table does not hold.
+                notes.push(format!(
+                    "`{}` is an Iceberg table, not the schema the channel validates against: the verdicts for JSON records are judged from the column types alone",
+                    old.display
+                ));
+            }
+            FileDiff {
+                old: Some(old.display.clone()),
+                new: Some(new.display.clone()),
+                status: "changed".to_string(),
+                record_format: choice.format,
+                record_format_from: choice.from,
+                old_kind: Some(old.kind.to_string()),
+                changes,
+                problem: None,
+                errors: Vec::new(),
+                notes,
+            }
+        }
+        (old, new) => {
+            let mut problem = Vec::new();
+            let mut errors = Vec::new();
+            let old_name = match &old {
+                Ok(l) => l.display.clone(),
+                Err(e) => e.display.clone(),
+            };
+            let new_name = match &new {
+                Ok(l) => l.display.clone(),
+                Err(e) => e.display.clone(),
+            };
+            for side in [old.err(), new.err()].into_iter().flatten() {
+                problem.push(format!("`{}` does not compile", side.display));
+                not_compiled.push_str(&side.rendered);
+                errors.extend(side.lines);
+            }
+            FileDiff {
+                old: Some(old_name),
+                new: Some(new_name),
+                status: "not-compiled".to_string(),
+                record_format: choice.format,
+                record_format_from: choice.from,
+                old_kind: None,
+                changes: Vec::new(),
+                problem: Some(problem.join("; ")),
+                errors,
+                notes,
+            }
+        }
+    }
+}

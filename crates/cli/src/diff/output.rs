@@ -1,0 +1,277 @@
+//! How `diff` shows its result: text blocks, one JSON object, or GitHub workflow commands.
+
+use schema2iceberg_mapper::channel::RecordFormat;
+use schema2iceberg_mapper::diff::{
+    fails, Change, ChangeKind, ChannelVerdict, FailOn, IcebergVerdict, Records, TableVerdict,
+};
+
+use crate::check::output::{escape_data, escape_property};
+
+use super::{DiffFormat, FileDiff};
+
+/// Renders every compared pair in `format`; `not_compiled` holds the rendered errors of the
+/// sides that did not compile, and `failing` whether the run fails at `fail_on`.
+pub(super) fn render(
+    format: DiffFormat,
+    files: &[FileDiff],
+    not_compiled: &str,
+    fail_on: FailOn,
+    failing: bool,
+) -> String {
+    match format {
+        DiffFormat::Text => text(files, not_compiled, fail_on),
+        DiffFormat::Json => {
+            let value = serde_json::json!({
+                "fail-on": fail_on.as_str(),
+                "fails": failing,
+                "files": files,
+            });
+            let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
+            out.push('\n');
+            out
+        }
+        DiffFormat::Github => github(files, fail_on),
+    }
+}
+
+fn records_text(records: Records) -> &'static str {
+    match records {
+        Records::Unaffected => "unaffected",
+        Records::Delivered => "delivered",
+        Records::PropertyDropped => "delivered without the new property",
+        Records::SomeToDeadLetter => "some to the dead-letter queue",
+        Records::AllToDeadLetter => "all to the dead-letter queue",
+    }
+}
+
+fn format_label(format: RecordFormat) -> String {
+    format!("{} records", format.api_names())
+}
+
+fn table_text(change: &Change) -> &'static str {
+    match change.table {
+        TableVerdict::Unchanged => "unchanged",
+        TableVerdict::Changed => "changed (only a new channel creates the new table)",
+    }
+}
+
+fn verdict_text(verdict: &ChannelVerdict) -> String {
+    format!("{}: {}", records_text(verdict.records), verdict.reason)
+}
+
+fn iceberg_text(change: &Change) -> &'static str {
+    match change.iceberg {
+        IcebergVerdict::Allowed => "allowed",
+        IcebergVerdict::Incompatible => "incompatible",
+    }
+}
+
+fn kind_name(change: &Change) -> String {
+    serde_json::to_value(change.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Where the record format comes from, for the text and GitHub formats.
+fn format_line(file: &FileDiff) -> String {
+    match (file.record_format, &file.record_format_from) {
+        (Some(format), Some(from)) => format!("record format: {} (from {from})", format.api_names()),
+        (Some(format), None) => format!("record format: {}", format.api_names()),
+        (None, _) => "record format: not known (name the channel configuration in schema2iceberg.toml, or give --record-format), so the channel verdicts are given for both".to_string(),
+    }
+}
+
+fn title(file: &FileDiff) -> String {
+    match (&file.old, &file.new) {
+        (Some(old), Some(new)) => format!("{old} → {new}"),
+        (None, Some(new)) => format!("{new} (added)"),
+        (Some(old), None) => format!("{old} (removed)"),
+        (None, None) => String::new(),
+    }
+}
+
+/// The text format: one block a file, one a change, then the summary line. One function, since
+/// the counts of the summary are taken while the blocks are written.
+fn text(files: &[FileDiff], not_compiled: &str, level: FailOn) -> String {
+    let mut out = String::new();
+    let mut total = 0;
+    let mut table_changes = 0;
+    let mut dead_letter = 0;
+    let mut incompatible = 0;
+    let mut not_compared = Vec::new();
+    for file in files {
+        out.push_str(&format!("{}\n", title(file)));
+        if file.status == "changed" {
+            out.push_str(&format!("  {}\n", format_line(file)));
+        }
+        for note in &file.notes {
+            out.push_str(&format!("  note: {note}\n"));
+        }
+        match file.status.as_str() {
+            "added" => out.push_str("  a new schema: its channel and table do not exist yet\n"),
+            "removed" => out.push_str(
+                "  the schema was removed: a channel that uses it keeps the table it created\n",
+            ),
+            "not-compiled" => {
+                let problem = file.problem.clone().unwrap_or_default();
+                out.push_str(&format!("  not compared: {problem}\n"));
+                not_compared.push(format!("{}: {problem}", title(file)));
+            }
+            _ if file.changes.is_empty() && file.old_kind.as_deref() == Some("json-schema") => {
+                out.push_str("  no change to the table, its channel or its records\n")
+            }
+            _ if file.changes.is_empty() => out.push_str("  no change to the table\n"),
+            _ => {}
+        }
+        for c in &file.changes {
+            total += 1;
+            table_changes += usize::from(c.change.table == TableVerdict::Changed);
+            dead_letter += usize::from(
+                c.change
+                    .channel
+                    .iter()
+                    .any(|v| v.records.reach_dead_letter()),
+            );
+            incompatible += usize::from(c.change.iceberg == IcebergVerdict::Incompatible);
+            let what = match (&c.change.old, &c.change.new) {
+                (Some(o), Some(n)) => format!(": {o} → {n}"),
+                (None, Some(n)) => format!(": {n}"),
+                (Some(o), None) => format!(": was {o}"),
+                (None, None) => String::new(),
+            };
+            let path = match unnamed_path(&c.change) {
+                Some(name) => name.to_string(),
+                None => format!("`{}`", c.change.path),
+            };
+            out.push_str(&format!("  {} {path}{what}\n", kind_name(&c.change)));
+            if let (Some(file), Some(line), Some(column)) = (&c.file, c.line, c.column) {
+                out.push_str(&format!(
+                    "    at {file}:{line}:{column} ({})\n",
+                    c.pointer
+                        .clone()
+                        .filter(|p| !p.is_empty())
+                        .unwrap_or_else(|| "root".to_string())
+                ));
+            }
+            out.push_str(&format!("    table: {}\n", table_text(&c.change)));
+            for verdict in &c.change.channel {
+                out.push_str(&format!(
+                    "    channel, {}: {}\n",
+                    format_label(verdict.record_format),
+                    verdict_text(verdict)
+                ));
+            }
+            out.push_str(&format!("    iceberg: {}\n", iceberg_text(&c.change)));
+            out.push_str(&format!("    why: {}\n", c.change.reason));
+            if let Some(note) = &c.change.note {
+                out.push_str(&format!("    note: {note}\n"));
+            }
+        }
+        out.push('\n');
+    }
+    if !not_compiled.is_empty() {
+        out.push_str(not_compiled);
+        out.push('\n');
+    }
+    let summary = format!(
+        "{total} change(s): {table_changes} change the table, {dead_letter} can send records to the dead-letter queue, {incompatible} break Iceberg evolution (--fail-on {})",
+        level.as_str()
+    );
+    if not_compared.is_empty() {
+        out.push_str(&format!("{summary}\n"));
+    } else if not_compared.len() == files.len() {
+        out.push_str(&format!(
+            "could not compare {} (the errors are above)\n",
+            not_compared.join("; ")
+        ));
+    } else {
+        out.push_str(&format!(
+            "{summary}\ncould not compare {} (the errors are above)\n",
+            not_compared.join("; ")
+        ));
+    }
+    out
+}
+
+fn github(files: &[FileDiff], fail_on: FailOn) -> String {
+    let mut out = String::new();
+    for file in files.iter().filter(|f| f.status == "not-compiled") {
+        let command = if fail_on == FailOn::Never {
+            "warning"
+        } else {
+            "error"
+        };
+        let mut message = format!(
+            "could not compare {}: {}",
+            title(file),
+            file.problem.clone().unwrap_or_default()
+        );
+        for line in &file.errors {
+            message.push_str(&format!("\n{line}"));
+        }
+        out.push_str(&format!(
+            "::{command} title=diff::{}\n",
+            escape_data(&message)
+        ));
+    }
+    for file in files {
+        for c in &file.changes {
+            let failing = fails(std::slice::from_ref(&c.change), fail_on);
+            let command = if failing { "error" } else { "notice" };
+            let mut message = format!(
+                "{}; table: {}; ",
+                kind_name(&c.change),
+                table_text(&c.change)
+            );
+            for verdict in &c.change.channel {
+                message.push_str(&format!(
+                    "channel, {}: {}; ",
+                    format_label(verdict.record_format),
+                    records_text(verdict.records)
+                ));
+            }
+            message.push_str(&format!(
+                "iceberg: {}. {}.",
+                iceberg_text(&c.change),
+                c.change.reason
+            ));
+            for verdict in &c.change.channel {
+                message.push_str(&format!(
+                    " {}: {}.",
+                    format_label(verdict.record_format),
+                    verdict.reason
+                ));
+            }
+            if let Some(note) = &c.change.note {
+                message.push_str(&format!(" Note: {note}."));
+            }
+            if c.change.channel.len() > 1 {
+                message.push_str(&format!(" ({})", format_line(file)));
+            }
+            let place = match (&c.file, c.line, c.column) {
+                (Some(file), Some(line), Some(column)) => {
+                    format!(" file={},line={line},col={column},", escape_property(file))
+                }
+                _ => " ".to_string(),
+            };
+            out.push_str(&format!(
+                "::{command}{place}title=diff {}::{}\n",
+                escape_property(unnamed_path(&c.change).unwrap_or(&c.change.path)),
+                escape_data(&message)
+            ));
+        }
+    }
+    out
+}
+
+/// What to show for a change that has no column path: the partition spec, or the root schema.
+fn unnamed_path(change: &Change) -> Option<&'static str> {
+    if !change.path.is_empty() {
+        None
+    } else if change.kind == ChangeKind::PartitionChanged {
+        Some("(partition spec)")
+    } else {
+        Some("(root)")
+    }
+}

@@ -1,0 +1,80 @@
+//! The one way every command (`compile`, `check`, `diff`, `bundle`) turns a schema's bytes into
+//! a `Workspace`: the name diagnostics show, the base URL its relative `$ref`s resolve against,
+//! the reference root and the draft. It sits on the parser's `Workspace::from_bytes`; the
+//! commands differ only in the `SchemaSource` they pass.
+
+use std::path::{Path, PathBuf};
+
+use schema2iceberg_parser::{absolute_path, default_ref_root, Draft, LoadOptions, Url, Workspace};
+
+/// Where a schema's text comes from, and how to read it.
+#[derive(Debug, Clone)]
+pub(crate) struct SchemaSource<'a> {
+    /// The name diagnostics show.
+    pub display: &'a str,
+    /// The file the text was read from: the base URL and the default reference root come from
+    /// it. `None` for standard input, which resolves against the current directory.
+    pub path: Option<&'a Path>,
+    /// How `path` is made absolute for the base URL.
+    pub base: BasePath,
+    /// The reference root; `None` for rule 17's default: the parser's `default_ref_root` of
+    /// `path`, or the current directory for standard input.
+    pub ref_root: Option<PathBuf>,
+    /// The draft override.
+    pub draft: Option<Draft>,
+}
+
+/// How a schema's path becomes the absolute path of its base URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BasePath {
+    /// `.` and `..` removed by their text (the parser's `absolute_path`), as `compile` and
+    /// `bundle` name a file the user gave.
+    Normalised,
+    /// Absolute as `std::path::absolute` makes it, `..` kept: `check` and `diff` join every
+    /// path to the folder they run in and make their reference roots absolute the same way, so
+    /// the parser's lexical root check compares paths written alike.
+    Joined,
+}
+
+/// Builds the workspace of one schema from its bytes, reading every file its `$ref`s reach
+/// inside the reference root.
+pub(crate) fn workspace(source: &SchemaSource<'_>, bytes: Vec<u8>) -> Workspace {
+    let cwd = || std::env::current_dir().unwrap_or_default();
+    let absolute = match (source.path, source.base) {
+        (Some(path), BasePath::Normalised) => absolute_path(path),
+        (Some(path), BasePath::Joined) => {
+            std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+        }
+        (None, _) => cwd().join("<stdin>"),
+    };
+    let ref_root = source
+        .ref_root
+        .clone()
+        .unwrap_or_else(|| source.path.map_or_else(cwd, default_ref_root));
+    // A path that is not absolute has no file URL; its relative references then resolve
+    // against a stand-in, and file references fail as outside the root.
+    let base = Url::from_file_path(&absolute).unwrap_or_else(|()| fallback_base());
+    let options = LoadOptions {
+        draft: source.draft,
+        ref_root: Some(ref_root),
+    };
+    Workspace::from_bytes(source.display, bytes, base, options)
+}
+
+/// `--ref-root`, when given, must be a folder (`compile` and `bundle` refuse anything else).
+pub(crate) fn ref_root_is_dir(ref_root: Option<&Path>) -> Result<(), String> {
+    match ref_root {
+        Some(root) if !root.is_dir() => Err(format!(
+            "--ref-root `{}` is not a directory",
+            root.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn fallback_base() -> Url {
+    match Url::parse("file:///schema.json") {
+        Ok(url) => url,
+        Err(_) => fallback_base(),
+    }
+}
