@@ -14,7 +14,7 @@ use source::{BasePath, SchemaSource};
 
 pub mod bundle;
 pub mod check;
-mod codes;
+pub mod codes;
 pub mod corpus;
 pub mod diff;
 pub mod docs;

@@ -286,4 +286,4 @@ impl<'w> Mapper<'w> {
     }
 }
 
-pub use budget::{MAX_COLUMNS, MAX_NESTING};
+pub(crate) use budget::MAX_NESTING;
