@@ -4,7 +4,7 @@
 //! It knows nothing of Iceberg: `schema2iceberg-mapper` turns the model into a table.
 //!
 //! ```
-//! use schema2iceberg_parser::{LoadOptions, Workspace, SchemaKind};
+//! use schema2iceberg_parser::{json::JsonValue, LoadOptions, Workspace};
 //!
 //! let text = br##"{
 //!   "$schema": "http://json-schema.org/draft-07/schema#",
@@ -14,22 +14,28 @@
 //! }"##;
 //! let base = url::Url::parse("file:///schemas/event.json").unwrap();
 //! let ws = Workspace::from_bytes("event.json", text.to_vec(), base, LoadOptions::default());
+//! assert!(ws.diagnostics().is_empty(), "the document is JSON and names a supported draft");
+//!
+//! // Keywords keep the exact text of numbers, and every node knows where it is written.
 //! let root = ws.keywords(ws.root().unwrap()).unwrap();
 //! let price = &root.properties.as_ref().unwrap().value[0];
 //! let multiple_of = &ws.keywords(price.schema).unwrap().multiple_of.as_ref().unwrap().value;
 //! assert_eq!(multiple_of.as_str(), "0.010");
 //! assert_eq!(multiple_of.scale(), 2);
-//! assert_eq!(ws.schema_location(price.schema).pointer, "/properties/price");
+//! let location = ws.schema_location(price.schema);
+//! assert_eq!((location.pointer.as_str(), location.line), ("/properties/price", 4));
 //!
-//! // The mapper crate turns the same model into the Iceberg table.
-//! let compiled = schema2iceberg_mapper::compile_source(
-//!     "event.json",
-//!     std::str::from_utf8(text).unwrap(),
-//!     &Default::default(),
-//! );
-//! let table = schema2iceberg_mapper::report::to_json(&compiled);
-//! println!("{}", serde_json::to_string_pretty(&table["schema"]).unwrap());
-//! assert_eq!(table["schema"]["fields"][0]["type"], "decimal(38, 2)");
+//! // Every `$ref` is resolved when the workspace is built; one that names nothing carries the
+//! // diagnostic to report where it is used.
+//! let doc = ws.schema(ws.root().unwrap()).unwrap().doc;
+//! let JsonValue::Object(definitions) = ws.json_value(doc, root.key("definitions").unwrap()) else {
+//!     unreachable!()
+//! };
+//! let unused = ws.schema_at(doc, definitions[0].value).unwrap();
+//! let reference = &ws.keywords(unused).unwrap().reference.as_ref().unwrap().value;
+//! let dangling = reference.target.as_ref().unwrap_err();
+//! assert_eq!(dangling.code, "ref-dangling");
+//! assert_eq!(dangling.location.pointer, "/definitions/unused/$ref");
 //! ```
 
 #![deny(missing_docs)]
