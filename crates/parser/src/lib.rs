@@ -3,6 +3,21 @@
 //!
 //! It knows nothing of Iceberg: `schema2iceberg-mapper` turns the model into a table.
 //!
+//! What a schema-review tool needs, and all that is public:
+//!
+//! - [`Workspace`] reads a schema file ([`Workspace::open`], or [`Workspace::from_bytes`] for text
+//!   in memory, with [`LoadOptions`]) and every file its `$ref`s reach, and holds one [`Schema`]
+//!   node per schema value. Its [`Keywords`] keep the exact text of numbers ([`Number`]); each
+//!   `$ref` is already resolved ([`Reference::target`]).
+//! - [`JsonFile`] is one JSON file with positions; a workspace's [`Document`]s are `JsonFile`s
+//!   with a base URI and a draft. [`json`] is the value model behind it (key order, duplicate
+//!   keys, spans, parent links).
+//! - [`Diagnostic`]s have a stable [`Code`] (the parser's are in [`codes`]; [`code_table!`]
+//!   declares more), a [`Severity`] and a [`Location`]; a [`Site`] is a location not yet
+//!   computed ([`Workspace::locate`]).
+//! - [`bundle()`] writes a workspace as one document; [`pointer`](mod@pointer) and [`suggest`] are the JSON
+//!   Pointer and "did you mean" helpers that the mapper shares.
+//!
 //! ```
 //! use schema2iceberg_parser::{json::JsonValue, LoadOptions, Workspace};
 //!
@@ -55,7 +70,7 @@ mod workspace;
 
 pub use bundle::bundle;
 pub use diagnostic::{Code, Diagnostic, Location, Severity};
-pub use draft::{DeclaredDraft, Draft};
+pub use draft::Draft;
 pub use file::JsonFile;
 pub use number::Number;
 pub use schema::{

@@ -27,11 +27,6 @@ impl Workspace {
         }
     }
 
-    /// Where a property's name is written in `schema`'s `properties`, pointing at the name.
-    pub fn property_location(&self, parent: SchemaId, property: &Property) -> Location {
-        self.locate(self.property_site(parent, property))
-    }
-
     /// The [`Site`] of a schema node.
     pub fn schema_site(&self, id: SchemaId) -> Site {
         match self.schema(id) {

@@ -95,7 +95,7 @@ impl Workspace {
     }
 
     /// How many schema nodes the workspace holds; every `SchemaId` is below it.
-    pub fn schema_count(&self) -> usize {
+    pub(crate) fn schema_count(&self) -> usize {
         self.schemas.len()
     }
 
@@ -105,7 +105,7 @@ impl Workspace {
     }
 
     /// The base URI in force at the schema node `id`.
-    pub fn base(&self, id: SchemaId) -> Option<&Url> {
+    pub(crate) fn base(&self, id: SchemaId) -> Option<&Url> {
         self.bases.get(id.index()).map(|base| &**base)
     }
 
