@@ -98,10 +98,13 @@ impl Workspace {
                 "multipleOf" | "maximum" | "minimum" | "exclusiveMaximum" | "exclusiveMinimum" => {
                     self.read_bound(&read, &mut k, problems)
                 }
-                "properties" | "required" | "additionalProperties" | "patternProperties"
-                | "definitions" | "$defs" | "dependencies" => {
-                    self.read_object_keyword(&read, &mut k, problems)
-                }
+                "properties"
+                | "required"
+                | "additionalProperties"
+                | "patternProperties"
+                | "definitions"
+                | "$defs"
+                | "dependencies" => self.read_object_keyword(&read, &mut k, problems),
                 "items" => self.read_items(&read, &mut k, problems),
                 "allOf" | "anyOf" | "oneOf" => self.read_combinator(&read, &mut k, problems),
                 "not" | "if" | "then" | "else" | "additionalItems" | "contains"

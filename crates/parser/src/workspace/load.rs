@@ -24,7 +24,6 @@ pub(super) struct RefRoot {
     pub(super) canonical: PathBuf,
 }
 
-
 /// The file that marks a repository's root for `check`; the default reference root stops at it.
 const CONFIG_FILE: &str = "schema2iceberg.toml";
 
@@ -159,7 +158,11 @@ impl Workspace {
         Some(id)
     }
 
-    pub(super) fn load_resource(&mut self, target: &Url, text: &str) -> Result<SchemaId, RefFailure> {
+    pub(super) fn load_resource(
+        &mut self,
+        target: &Url,
+        text: &str,
+    ) -> Result<SchemaId, RefFailure> {
         match target.scheme() {
             "file" => {}
             "http" | "https" => {

@@ -8,7 +8,6 @@ use crate::schema::{DocId, Property, SchemaId, Site};
 use crate::span::Span;
 
 impl Workspace {
-
     /// Where the JSON value `at` of `doc` is written.
     pub fn location(&self, doc: DocId, at: JsonId) -> Location {
         self.locate(Site::new(doc, at))

@@ -23,8 +23,8 @@ use crate::file::JsonFile;
 use crate::json::{JsonDoc, JsonId, JsonValue};
 use crate::schema::{DocId, Keywords, Schema, SchemaId, SchemaKind};
 
-pub use load::{absolute_path, default_ref_root};
 use load::RefRoot;
+pub use load::{absolute_path, default_ref_root};
 
 /// Most documents one compile may load through file references.
 pub const MAX_DOCUMENTS: usize = 1_000;
@@ -74,7 +74,6 @@ pub struct Workspace {
     ref_root: Option<RefRoot>,
     main_draft: Draft,
 }
-
 
 impl Workspace {
     /// The main document's root schema, unless the main document is not JSON.

@@ -29,7 +29,6 @@ impl RefFailure {
     }
 }
 
-
 impl Workspace {
     pub(super) fn resolve_pending(&mut self) {
         while let Some(id) = self.pending_refs.pop() {
