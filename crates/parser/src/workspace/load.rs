@@ -158,11 +158,65 @@ impl Workspace {
         Some(id)
     }
 
+    /// The schema at the root of the file that `target` names, read (once) into the workspace.
     pub(super) fn load_resource(
         &mut self,
         target: &Url,
         text: &str,
     ) -> Result<SchemaId, RefFailure> {
+        let (path, canonical) = self.file_in_root(target, text)?;
+        if let Some(doc) = self.docs_by_url.get(&without_fragment(target)) {
+            let root_json = self.json(*doc).map(JsonDoc::root);
+            return match root_json.and_then(|r| self.by_json.get(&(*doc, r))) {
+                Some(id) => Ok(*id),
+                None => Err(RefFailure::new(
+                    &codes::REF_DANGLING,
+                    format!("`{text}` names a file that is not valid JSON"),
+                )),
+            };
+        }
+        if self.docs.len() >= MAX_DOCUMENTS {
+            return Err(RefFailure::new(
+                &codes::REF_UNREADABLE,
+                format!("more than {MAX_DOCUMENTS} files are referenced; `{text}` is not read"),
+            ));
+        }
+        let bytes = std::fs::read(&canonical).map_err(|e| {
+            RefFailure::new(
+                &codes::REF_UNREADABLE,
+                format!(
+                    "cannot read `{}`: {e}",
+                    display_path(&path, self.docs.first())
+                ),
+            )
+        })?;
+        let mut url = target.clone();
+        url.set_fragment(None);
+        let doc = self
+            .add_document(
+                display_path(&path, self.docs.first()),
+                url,
+                bytes,
+                None,
+                false,
+            )
+            .ok_or_else(|| RefFailure::new(&codes::REF_UNREADABLE, "too many documents"))?;
+        let root_json = self.json(doc).map(JsonDoc::root);
+        match root_json.and_then(|r| self.by_json.get(&(doc, r))) {
+            Some(id) => Ok(*id),
+            None => Err(RefFailure::new(
+                &codes::REF_DANGLING,
+                format!(
+                    "`{text}` names `{}`, which is not valid JSON (see the error for that file)",
+                    display_path(&path, self.docs.first())
+                ),
+            )),
+        }
+    }
+
+    /// The file that `target` names, as given and canonical, when the tool may read it: a
+    /// `file:` URI inside the reference root, also once links are followed.
+    fn file_in_root(&self, target: &Url, text: &str) -> Result<(PathBuf, PathBuf), RefFailure> {
         match target.scheme() {
             "file" => {}
             "http" | "https" => {
@@ -233,53 +287,7 @@ impl Workspace {
             );
             return Err(failure);
         }
-        if let Some(doc) = self.docs_by_url.get(&without_fragment(target)) {
-            let root_json = self.json(*doc).map(JsonDoc::root);
-            return match root_json.and_then(|r| self.by_json.get(&(*doc, r))) {
-                Some(id) => Ok(*id),
-                None => Err(RefFailure::new(
-                    &codes::REF_DANGLING,
-                    format!("`{text}` names a file that is not valid JSON"),
-                )),
-            };
-        }
-        if self.docs.len() >= MAX_DOCUMENTS {
-            return Err(RefFailure::new(
-                &codes::REF_UNREADABLE,
-                format!("more than {MAX_DOCUMENTS} files are referenced; `{text}` is not read"),
-            ));
-        }
-        let bytes = std::fs::read(&canonical).map_err(|e| {
-            RefFailure::new(
-                &codes::REF_UNREADABLE,
-                format!(
-                    "cannot read `{}`: {e}",
-                    display_path(&path, self.docs.first())
-                ),
-            )
-        })?;
-        let mut url = target.clone();
-        url.set_fragment(None);
-        let doc = self
-            .add_document(
-                display_path(&path, self.docs.first()),
-                url,
-                bytes,
-                None,
-                false,
-            )
-            .ok_or_else(|| RefFailure::new(&codes::REF_UNREADABLE, "too many documents"))?;
-        let root_json = self.json(doc).map(JsonDoc::root);
-        match root_json.and_then(|r| self.by_json.get(&(doc, r))) {
-            Some(id) => Ok(*id),
-            None => Err(RefFailure::new(
-                &codes::REF_DANGLING,
-                format!(
-                    "`{text}` names `{}`, which is not valid JSON (see the error for that file)",
-                    display_path(&path, self.docs.first())
-                ),
-            )),
-        }
+        Ok((path, canonical))
     }
 }
 
