@@ -5,12 +5,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use schema2iceberg_parser::json::{self, JsonValue};
-use schema2iceberg_parser::{pointer, LoadOptions, Number, Url, Workspace};
+use schema2iceberg_parser::json::JsonValue;
+use schema2iceberg_parser::{pointer, JsonFile, LoadOptions, Number, Url, Workspace};
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(parsed) = json::parse(data) {
-        let doc = &parsed.doc;
+    let (file, _) = JsonFile::parse("fuzz.json", data.to_vec());
+    if let Some(doc) = file.json.as_deref() {
         let root = doc.root();
         let _ = doc.compact(root);
         let two_31 = Number::from_json_text("2147483648");

@@ -15,7 +15,7 @@ pub enum Draft {
 
 /// What a `$schema` value names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DeclaredDraft {
+pub(crate) enum DeclaredDraft {
     /// One of the supported drafts.
     Supported(Draft),
     /// A later draft that the Glue Schema Registry does not accept (2019-09, 2020-12).
@@ -39,7 +39,7 @@ impl Draft {
     }
 
     /// Reads a `$schema` URI: http or https, with or without the trailing `#`.
-    pub fn from_schema_uri(uri: &str) -> DeclaredDraft {
+    pub(crate) fn from_schema_uri(uri: &str) -> DeclaredDraft {
         let trimmed = uri.trim_end_matches('#');
         let Some(rest) = trimmed
             .strip_prefix("http://json-schema.org/")
@@ -58,7 +58,7 @@ impl Draft {
     }
 
     /// The keyword that sets a base URI in this draft.
-    pub fn id_keyword(self) -> &'static str {
+    pub(crate) fn id_keyword(self) -> &'static str {
         match self {
             Draft::Draft04 => "id",
             Draft::Draft06 | Draft::Draft07 => "$id",

@@ -1,9 +1,12 @@
-//! A JSON file that is not a schema (a channel configuration, say): its text, parsed values, and
-//! the location of any value, for diagnostics.
+//! One JSON file with positions: its name, its bytes, the parsed values, and the location of any
+//! value, for diagnostics. Schema documents (in a [`Workspace`](crate::Workspace)) and files that
+//! are not schemas (a channel configuration, say) are both read into it.
+
+use std::sync::{Arc, OnceLock};
 
 use crate::codes;
 use crate::diagnostic::{Diagnostic, Location};
-use crate::json::{self, JsonDoc, JsonErrorKind, JsonId};
+use crate::json::{self, DuplicateKey, JsonDoc, JsonError, JsonErrorKind, JsonId};
 use crate::span::{LineIndex, Span};
 
 /// One JSON file with positions.
@@ -13,70 +16,99 @@ pub struct JsonFile {
     pub display: String,
     /// The raw bytes.
     pub text: Vec<u8>,
-    /// The parsed JSON, when the text is JSON.
-    pub json: Option<JsonDoc>,
-    lines: LineIndex,
+    /// The parsed JSON, when the text is JSON. Shared, so that a workspace can build its schema
+    /// table while reading it without copying values.
+    pub json: Option<Arc<JsonDoc>>,
+    /// Built on first use: a file that no diagnostic points into never needs it.
+    lines: OnceLock<LineIndex>,
     /// `display`, shared by the locations that point into this file.
-    file_name: std::sync::Arc<str>,
+    file_name: Arc<str>,
 }
 
 impl JsonFile {
     /// Reads `bytes` as JSON. Syntax errors and duplicate keys come back as diagnostics.
     pub fn parse(display: impl Into<String>, bytes: Vec<u8>) -> (JsonFile, Vec<Diagnostic>) {
-        let display: String = display.into();
+        let (file, read) = JsonFile::read(display.into(), bytes);
+        let diagnostics = match read {
+            Ok(duplicates) => duplicates,
+            Err(error) => vec![error],
+        };
+        (file, diagnostics)
+    }
+
+    /// Reads `bytes` as JSON: `Ok` with one diagnostic per duplicate key when the text is JSON,
+    /// `Err` with the diagnostic that says why it is not. The one place where what the JSON
+    /// reader reports becomes diagnostics.
+    pub(crate) fn read(
+        display: String,
+        bytes: Vec<u8>,
+    ) -> (JsonFile, Result<Vec<Diagnostic>, Diagnostic>) {
         let mut file = JsonFile {
-            file_name: std::sync::Arc::from(display.as_str()),
+            file_name: Arc::from(display.as_str()),
             display,
-            lines: LineIndex::new(&bytes),
             text: bytes,
             json: None,
+            lines: OnceLock::new(),
         };
-        let mut diagnostics = Vec::new();
-        match json::parse(&file.text) {
+        let read = match json::parse(&file.text) {
             Ok(parsed) => {
-                for dup in &parsed.duplicates {
-                    let location = file.locate(parsed.doc.pointer(dup.value), dup.span);
-                    diagnostics.push(Diagnostic::new(
-                        &codes::DUPLICATE_KEY,
-                        location,
-                        format!(
-                            "key `{}` is written twice in one object; the later value is used",
-                            dup.key
-                        ),
-                    ));
-                }
-                file.json = Some(parsed.doc);
+                let duplicates = parsed
+                    .duplicates
+                    .iter()
+                    .map(|dup| file.duplicate_key(&parsed.doc, dup))
+                    .collect();
+                file.json = Some(Arc::new(parsed.doc));
+                Ok(duplicates)
             }
-            Err(error) => {
-                let (code, message) = match error.kind {
-                    JsonErrorKind::InvalidUtf8 => (
-                        &codes::INVALID_UTF8,
-                        "the file is not valid UTF-8".to_string(),
-                    ),
-                    JsonErrorKind::TooDeep => (
-                        &codes::JSON_TOO_DEEP,
-                        format!(
-                            "arrays and objects are nested more than {} levels deep",
-                            json::MAX_JSON_DEPTH
-                        ),
-                    ),
-                    JsonErrorKind::Syntax(text) => {
-                        (&codes::INVALID_JSON, format!("invalid JSON: {text}"))
-                    }
-                };
-                diagnostics.push(Diagnostic::new(
-                    code,
-                    file.locate(String::new(), error.span),
-                    message,
-                ));
-            }
-        }
-        (file, diagnostics)
+            Err(error) => Err(file.read_error(error)),
+        };
+        (file, read)
+    }
+
+    fn duplicate_key(&self, doc: &JsonDoc, dup: &DuplicateKey) -> Diagnostic {
+        let location = self.locate(doc.pointer(dup.value), dup.span);
+        let first_line = self.line_of(dup.first);
+        Diagnostic::new(
+            &codes::DUPLICATE_KEY,
+            location,
+            format!(
+                "key `{}` is written twice in one object (first on line {first_line}); the later value is used",
+                dup.key
+            ),
+        )
+        .with_help("JSON parsers disagree on which duplicate wins; delete one of them")
+    }
+
+    fn read_error(&self, error: JsonError) -> Diagnostic {
+        let (code, message) = match error.kind {
+            JsonErrorKind::InvalidUtf8 => (
+                &codes::INVALID_UTF8,
+                "the file is not valid UTF-8".to_string(),
+            ),
+            JsonErrorKind::TooDeep => (
+                &codes::JSON_TOO_DEEP,
+                format!(
+                    "arrays and objects are nested more than {} levels deep",
+                    json::MAX_JSON_DEPTH
+                ),
+            ),
+            JsonErrorKind::Syntax(text) => (&codes::INVALID_JSON, format!("invalid JSON: {text}")),
+        };
+        Diagnostic::new(code, self.locate(String::new(), error.span), message)
     }
 
     /// The text as UTF-8, where it is UTF-8.
     pub fn text_str(&self) -> Option<&str> {
         std::str::from_utf8(&self.text).ok()
+    }
+
+    /// The line (from 1) on which `span` starts.
+    pub(crate) fn line_of(&self, span: Span) -> usize {
+        self.lines().line_col(&self.text, span.start()).0
+    }
+
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
     }
 
     /// Where the value `at` is written (its span and pointer).
@@ -108,9 +140,9 @@ impl JsonFile {
 
     /// A location from a pointer and a span in this file.
     pub fn locate(&self, pointer: String, span: Span) -> Location {
-        let (line, column) = self.lines.line_col(&self.text, span.start());
+        let (line, column) = self.lines().line_col(&self.text, span.start());
         Location {
-            file: std::sync::Arc::clone(&self.file_name),
+            file: Arc::clone(&self.file_name),
             pointer,
             span,
             line,

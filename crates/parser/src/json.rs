@@ -69,7 +69,7 @@ pub struct JsonDoc {
 
 /// Why a document could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JsonError {
+pub(crate) struct JsonError {
     /// What went wrong.
     pub kind: JsonErrorKind,
     /// Where.
@@ -78,7 +78,7 @@ pub struct JsonError {
 
 /// The kinds of [`JsonError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JsonErrorKind {
+pub(crate) enum JsonErrorKind {
     /// The bytes are not UTF-8.
     InvalidUtf8,
     /// Nesting deeper than [`MAX_JSON_DEPTH`].
@@ -89,7 +89,7 @@ pub enum JsonErrorKind {
 
 /// A key written twice in one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DuplicateKey {
+pub(crate) struct DuplicateKey {
     /// The key.
     pub key: String,
     /// The value that wins (the later one), for its pointer.
@@ -102,7 +102,7 @@ pub struct DuplicateKey {
 
 /// The result of reading a document.
 #[derive(Debug, Clone)]
-pub struct ParsedJson {
+pub(crate) struct ParsedJson {
     /// The values.
     pub doc: JsonDoc,
     /// Keys written twice; the later value wins.
@@ -165,7 +165,7 @@ impl JsonDoc {
     }
 
     /// How many objects the document holds.
-    pub fn object_count(&self) -> usize {
+    pub(crate) fn object_count(&self) -> usize {
         self.nodes
             .iter()
             .filter(|n| matches!(n.value, JsonValue::Object(_)))
@@ -271,7 +271,7 @@ impl JsonDoc {
 }
 
 /// Reads one JSON document from raw bytes.
-pub fn parse(bytes: &[u8]) -> Result<ParsedJson, JsonError> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedJson, JsonError> {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {

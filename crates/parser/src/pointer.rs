@@ -5,11 +5,6 @@ pub fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
-/// Appends `token` to `pointer`.
-pub fn push_token(pointer: &str, token: &str) -> String {
-    format!("{pointer}/{}", escape_token(token))
-}
-
 /// Splits a JSON Pointer into its unescaped tokens. `""` is the root and has none.
 /// Returns `None` when the text is not a pointer (it does not start with `/`), or an
 /// escape is invalid.
@@ -39,7 +34,7 @@ fn unescape_token(token: &str) -> Option<String> {
 }
 
 /// Percent-decodes a URI fragment (`%25` → `%`). Invalid UTF-8 after decoding gives `None`.
-pub fn percent_decode(fragment: &str) -> Option<String> {
+pub(crate) fn percent_decode(fragment: &str) -> Option<String> {
     let bytes = fragment.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -63,7 +58,7 @@ mod tests {
 
     #[test]
     fn round_trips_escapes() {
-        assert_eq!(push_token("/properties", "a/b~c"), "/properties/a~1b~0c");
+        assert_eq!(escape_token("a/b~c"), "a~1b~0c");
         assert_eq!(
             decode("/definitions/a~1b~0c"),
             Some(vec!["definitions".to_string(), "a/b~c".to_string()])

@@ -34,7 +34,7 @@ pub fn closest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
 
 /// The help for an unknown `type` name: the type a common alias stands for, else the type it
 /// misspells, else the list of types.
-pub fn suggest_type(name: &str) -> String {
+pub(crate) fn suggest_type(name: &str) -> String {
     let alias = match name.to_lowercase().as_str() {
         "int" | "int32" | "int64" | "long" | "short" => Some("integer"),
         "float" | "double" | "decimal" | "numeric" => Some("number"),

@@ -201,7 +201,7 @@ mod tests {
 
     fn content(text: &str) -> Content {
         let (file, _) = JsonFile::parse("x.json", text.as_bytes().to_vec());
-        classify(file.json.as_ref(), "x.json", text.as_bytes())
+        classify(file.json.as_deref(), "x.json", text.as_bytes())
     }
 
     #[test]

@@ -1,0 +1,3 @@
+//! What the parser's test files share.
+
+pub mod oracle;
