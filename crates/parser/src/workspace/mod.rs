@@ -94,7 +94,7 @@ impl Workspace {
     }
 
     /// How many schema nodes the workspace holds; every `SchemaId` is below it.
-    pub(crate) fn schema_count(&self) -> usize {
+    pub fn schema_count(&self) -> usize {
         self.schemas.len()
     }
 
@@ -104,7 +104,7 @@ impl Workspace {
     }
 
     /// The base URI in force at the schema node `id`.
-    pub(crate) fn base(&self, id: SchemaId) -> Option<&Url> {
+    pub fn base(&self, id: SchemaId) -> Option<&Url> {
         self.bases.get(id.index()).map(|base| &**base)
     }
 
