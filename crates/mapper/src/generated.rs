@@ -30,6 +30,9 @@ mod tests {
     #[test]
     fn a_missing_or_misplaced_marker_is_none() {
         assert_eq!(splice("<!-- b -->\n", "<!-- b -->", "<!-- e -->", ""), None);
-        assert_eq!(splice("<!-- e -->\n<!-- b -->\n", "<!-- b -->", "<!-- e -->", ""), None);
+        assert_eq!(
+            splice("<!-- e -->\n<!-- b -->\n", "<!-- b -->", "<!-- e -->", ""),
+            None
+        );
     }
 }
