@@ -441,88 +441,13 @@ impl Walk<'_> {
             self.type_changed(path, old, new, slot);
         }
         if old.required != new.required {
-            let (iceberg, why) = if slot == Slot::MapKey {
-                (
-                    IcebergVerdict::Incompatible,
-                    "Iceberg cannot change a map key",
-                )
-            } else if new.required {
-                (
-                    IcebergVerdict::Incompatible,
-                    "Iceberg cannot make an optional column required, since existing rows may hold nulls",
-                )
-            } else {
-                (
-                    IcebergVerdict::Allowed,
-                    "Iceberg can make a required column optional",
-                )
-            };
-            let json = if new.required {
-                Fate::new(
-                    Records::Delivered,
-                    format!("records produced under the new schema always give `{path}` a value, which the old schema also accepts: they are delivered into the old table"),
-                )
-            } else {
-                Fate::new(
-                    Records::SomeToDeadLetter,
-                    format!("the old schema requires `{path}` and does not admit null: records produced under the new schema that leave it out or give null fail it and go to the dead-letter queue"),
-                )
-            };
-            let location = self.new_location(path);
-            self.record(
-                path,
-                Found {
-                    kind: ChangeKind::NullabilityChanged,
-                    old: Some(requirement(old.required).to_string()),
-                    new: Some(requirement(new.required).to_string()),
-                    location,
-                    table: TableVerdict::Changed,
-                    json,
-                    iceberg,
-                    reason: format!("{NEW_TABLE}; {why}"),
-                    note: None,
-                },
-            );
+            self.nullability_changed(path, old, new, slot);
         }
         if let Some(moved) = moved {
-            let location = self.new_location(path);
-            self.record(
-                path,
-                Found {
-                    kind: ChangeKind::ColumnMoved,
-                    old: Some(moved.old),
-                    new: Some(moved.new),
-                    location,
-                    table: TableVerdict::Changed,
-                    json: Fate::new(
-                        Records::Unaffected,
-                        "the order of properties means nothing in a JSON record: records are validated and delivered as before, in the old table's column order",
-                    ),
-                    iceberg: IcebergVerdict::Allowed,
-                    reason: format!("{NEW_TABLE}; Iceberg can reorder columns, since it reads them by id"),
-                    note: None,
-                },
-            );
+            self.column_moved(path, moved);
         }
         if old.doc != new.doc {
-            let location = self.new_location(path);
-            self.record(
-                path,
-                Found {
-                    kind: ChangeKind::DocChanged,
-                    old: old.doc.clone(),
-                    new: new.doc.clone(),
-                    location,
-                    table: TableVerdict::Unchanged,
-                    json: Fate::new(
-                        Records::Unaffected,
-                        "only a doc changes: records are validated and delivered as before",
-                    ),
-                    iceberg: IcebergVerdict::Allowed,
-                    reason: format!("{SAME_TABLE} but for a column doc, which the running table keeps as it was; Iceberg can change a doc"),
-                    note: None,
-                },
-            );
+            self.doc_changed(path, old, new);
         }
         if !type_changed {
             // A map's `additionalProperties` is its value schema, compared as `value`.
@@ -535,6 +460,107 @@ impl Walk<'_> {
         if type_changed || depth >= MAX_DEPTH {
             return;
         }
+        self.contents(path, old, new, depth);
+    }
+
+    /// A column that became required or optional.
+    fn nullability_changed(
+        &mut self,
+        path: &str,
+        old: &NestedFieldRef,
+        new: &NestedFieldRef,
+        slot: Slot,
+    ) {
+        let (iceberg, why) = if slot == Slot::MapKey {
+            (
+                IcebergVerdict::Incompatible,
+                "Iceberg cannot change a map key",
+            )
+        } else if new.required {
+            (
+                IcebergVerdict::Incompatible,
+                "Iceberg cannot make an optional column required, since existing rows may hold nulls",
+            )
+        } else {
+            (
+                IcebergVerdict::Allowed,
+                "Iceberg can make a required column optional",
+            )
+        };
+        let json = if new.required {
+            Fate::new(
+                Records::Delivered,
+                format!("records produced under the new schema always give `{path}` a value, which the old schema also accepts: they are delivered into the old table"),
+            )
+        } else {
+            Fate::new(
+                Records::SomeToDeadLetter,
+                format!("the old schema requires `{path}` and does not admit null: records produced under the new schema that leave it out or give null fail it and go to the dead-letter queue"),
+            )
+        };
+        let location = self.new_location(path);
+        self.record(
+            path,
+            Found {
+                kind: ChangeKind::NullabilityChanged,
+                old: Some(requirement(old.required).to_string()),
+                new: Some(requirement(new.required).to_string()),
+                location,
+                table: TableVerdict::Changed,
+                json,
+                iceberg,
+                reason: format!("{NEW_TABLE}; {why}"),
+                note: None,
+            },
+        );
+    }
+
+    /// A column written at another place among its siblings.
+    fn column_moved(&mut self, path: &str, moved: Moved) {
+        let location = self.new_location(path);
+        self.record(
+            path,
+            Found {
+                kind: ChangeKind::ColumnMoved,
+                old: Some(moved.old),
+                new: Some(moved.new),
+                location,
+                table: TableVerdict::Changed,
+                json: Fate::new(
+                    Records::Unaffected,
+                    "the order of properties means nothing in a JSON record: records are validated and delivered as before, in the old table's column order",
+                ),
+                iceberg: IcebergVerdict::Allowed,
+                reason: format!("{NEW_TABLE}; Iceberg can reorder columns, since it reads them by id"),
+                note: None,
+            },
+        );
+    }
+
+    /// A column whose doc (its `description`) changed.
+    fn doc_changed(&mut self, path: &str, old: &NestedFieldRef, new: &NestedFieldRef) {
+        let location = self.new_location(path);
+        self.record(
+            path,
+            Found {
+                kind: ChangeKind::DocChanged,
+                old: old.doc.clone(),
+                new: new.doc.clone(),
+                location,
+                table: TableVerdict::Unchanged,
+                json: Fate::new(
+                    Records::Unaffected,
+                    "only a doc changes: records are validated and delivered as before",
+                ),
+                iceberg: IcebergVerdict::Allowed,
+                reason: format!("{SAME_TABLE} but for a column doc, which the running table keeps as it was; Iceberg can change a doc"),
+                note: None,
+            },
+        );
+    }
+
+    /// Compares what a struct, list or map of the same kind on both sides contains.
+    fn contents(&mut self, path: &str, old: &NestedFieldRef, new: &NestedFieldRef, depth: usize) {
         match (old.field_type.as_ref(), new.field_type.as_ref()) {
             (Type::Struct(a), Type::Struct(b)) => {
                 self.fields(path, a.fields(), b.fields(), depth + 1)

@@ -155,11 +155,59 @@ pub fn compile_source(name: &str, text: &str, options: &CompileOptions) -> Compi
     }
 }
 
-/// Compiles the main schema of `ws` into the table a channel would create.
+/// Compiles the main schema of `ws` into the table a channel would create: the walk, then the
+/// partition, nullability notes, column sources and lints on the finished tree, then the Iceberg
+/// builders.
 pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
     let mut diagnostics: Vec<Diagnostic> = ws.diagnostics().to_vec();
+    let mut schema = None;
+    let mut partition_spec = None;
+    let mut sources = Vec::new();
+    if let Some((mut columns, root_constraints)) = map_root(ws, options, &mut diagnostics) {
+        let source = partition::apply(
+            ws,
+            &mut columns,
+            &options.partition,
+            options.partition_origin.as_ref(),
+            &mut diagnostics,
+        );
+        nullability::report(ws, &columns, &mut diagnostics);
+        if options.column_sources {
+            sources = model::sources(ws, root_constraints, &columns);
+        }
+        if options.lints {
+            lints::run(
+                ws,
+                &columns,
+                !options.partition.is_empty(),
+                source.as_deref(),
+                &mut diagnostics,
+            );
+        }
+        // With an error there is no table to show, so the Iceberg library is not asked to build
+        // one (for a schema that expands a definition many times, that is most of the time).
+        if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
+            (schema, partition_spec) = build_iceberg(ws, columns, source, &mut diagnostics);
+        }
+    }
+    let diagnostics = tidy(ws, diagnostics);
+    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
+    Compiled {
+        schema: if failed { None } else { schema },
+        partition_spec: if failed { None } else { partition_spec },
+        diagnostics,
+        columns: if failed { Vec::new() } else { sources },
+    }
+}
+
+/// Maps the root schema: its columns and its own validation keywords, or `None` (with a
+/// diagnostic) when the root is not an object with properties.
+fn map_root(
+    ws: &Workspace,
+    options: &CompileOptions,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(Vec<model::Column>, model::Constraints)> {
     let mut table = None;
-    let mut root_constraints = model::Constraints::new();
     if let Some(root) = ws.root() {
         let mut mapper = map::Mapper::new(ws, options.column_sources);
         let mapped = mapper.map_schema(root, "", 0);
@@ -167,8 +215,7 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
         match mapped {
             Some(m) => match m.ty {
                 model::Ty::Struct(columns) => {
-                    root_constraints = m.constraints;
-                    table = Some(columns)
+                    table = Some((columns, m.constraints))
                 }
                 other => diagnostics.push(
                     Diagnostic::new(
@@ -193,79 +240,57 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
             }
         }
     }
-    let mut schema = None;
-    let mut partition_spec = None;
-    let mut sources = Vec::new();
-    if let Some(mut columns) = table {
-        let source = partition::apply(
-            ws,
-            &mut columns,
-            &options.partition,
-            options.partition_origin.as_ref(),
-            &mut diagnostics,
-        );
-        nullability::report(ws, &columns, &mut diagnostics);
-        if options.column_sources {
-            sources = model::sources(ws, root_constraints, &columns);
-        }
-        if options.lints {
-            lints::run(
-                ws,
-                &columns,
-                !options.partition.is_empty(),
-                source.as_deref(),
-                &mut diagnostics,
-            );
-        }
-        // With an error there is no table to show, so the Iceberg library is not asked to build
-        // one (for a schema that expands a definition many times, that is most of the time).
-        let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
-        let built = (!failed).then(|| {
-            Schema::builder()
-                .with_schema_id(0)
-                .with_fields(ids::build_fields(columns))
-                .build()
-        });
-        match built {
-            None => {}
-            Some(Ok(s)) => {
-                // The spec builder needs the schema only while it binds the source column; lending
-                // it through an `Arc` saves a deep copy of the schema and all its indexes.
-                let s = Arc::new(s);
-                let spec = match &source {
-                    Some(path) => PartitionSpec::builder(Arc::clone(&s))
-                        .with_spec_id(0)
-                        .add_partition_field(path, format!("{path}_hour"), Transform::Hour)
-                        .and_then(|b| b.build()),
-                    None => Ok(PartitionSpec::unpartition_spec()),
-                };
-                match spec {
-                    Ok(spec) => partition_spec = Some(spec),
-                    Err(e) => diagnostics.push(Diagnostic::new(
+    table
+}
+
+/// The Iceberg schema and hour partition spec of a tree with no errors, built by the `iceberg`
+/// crate; what its builders refuse is an `iceberg-rejected` error.
+fn build_iceberg(
+    ws: &Workspace,
+    columns: Vec<model::Column>,
+    source: Option<String>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Option<Schema>, Option<PartitionSpec>) {
+    let built = Schema::builder()
+        .with_schema_id(0)
+        .with_fields(ids::build_fields(columns))
+        .build();
+    match built {
+        Ok(s) => {
+            // The spec builder needs the schema only while it binds the source column; lending
+            // it through an `Arc` saves a deep copy of the schema and all its indexes.
+            let s = Arc::new(s);
+            let spec = match &source {
+                Some(path) => PartitionSpec::builder(Arc::clone(&s))
+                    .with_spec_id(0)
+                    .add_partition_field(path, format!("{path}_hour"), Transform::Hour)
+                    .and_then(|b| b.build()),
+                None => Ok(PartitionSpec::unpartition_spec()),
+            };
+            let partition_spec = match spec {
+                Ok(spec) => Some(spec),
+                Err(e) => {
+                    diagnostics.push(Diagnostic::new(
                         &codes::ICEBERG_REJECTED,
                         root_location(ws),
                         format!(
                             "the Iceberg library rejected the partition spec: {}",
                             e.message()
                         ),
-                    )),
+                    ));
+                    None
                 }
-                schema = Some(Arc::unwrap_or_clone(s));
-            }
-            Some(Err(e)) => diagnostics.push(Diagnostic::new(
+            };
+            (Some(Arc::unwrap_or_clone(s)), partition_spec)
+        }
+        Err(e) => {
+            diagnostics.push(Diagnostic::new(
                 &codes::ICEBERG_REJECTED,
                 root_location(ws),
                 format!("the Iceberg library rejected the schema: {}", e.message()),
-            )),
+            ));
+            (None, None)
         }
-    }
-    let diagnostics = tidy(ws, diagnostics);
-    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
-    Compiled {
-        schema: if failed { None } else { schema },
-        partition_spec: if failed { None } else { partition_spec },
-        diagnostics,
-        columns: if failed { Vec::new() } else { sources },
     }
 }
 

@@ -75,17 +75,7 @@ pub(crate) fn apply(
     origin: Option<&Location>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<String> {
-    let root_location = ws.root().map(|r| ws.schema_location(r)).unwrap_or_default();
-    let root_location = match origin {
-        Some(origin) => origin.clone(),
-        None => Location {
-            span: schema2iceberg_parser::Span::new(
-                root_location.span.start(),
-                root_location.span.start() + 1,
-            ),
-            ..root_location
-        },
-    };
+    let root_location = request_location(ws, origin);
     let [path] = requested else {
         if requested.len() > 1 {
             diagnostics.push(Diagnostic::new(
@@ -136,24 +126,55 @@ pub(crate) fn apply(
     }
     if !column.required {
         column.required = true;
-        diagnostics.push(
-            Diagnostic::new(
-                &codes::PARTITION_MADE_REQUIRED,
-                location,
-                if column.listed_required {
-                    format!("partition field `{path}` is in `required` but its schema admits null, and the channel makes it required: records where it is null go to the dead-letter queue")
-                } else {
-                    format!("partition field `{path}` is optional in the schema, but the channel makes it required: records without it go to the dead-letter queue")
-                },
-            )
-            .with_field(path.as_str())
-            .with_help(if column.listed_required {
-                "remove `null` from its type, so the schema says what the channel does".to_string()
-            } else {
-                format!("add \"{}\" to `required`, so the schema says what the channel does", column.name)
-            }),
-        );
+        diagnostics.push(made_required(column, path, location));
     }
+    report_optional_parents(ws, columns, path, diagnostics);
+    Some(path.clone())
+}
+
+/// Where a problem with the requested partition is reported: the `--partition` flag or config
+/// key it came from, else the root schema's first character.
+fn request_location(ws: &Workspace, origin: Option<&Location>) -> Location {
+    if let Some(origin) = origin {
+        return origin.clone();
+    }
+    let root_location = ws.root().map(|r| ws.schema_location(r)).unwrap_or_default();
+    Location {
+        span: schema2iceberg_parser::Span::new(
+            root_location.span.start(),
+            root_location.span.start() + 1,
+        ),
+        ..root_location
+    }
+}
+
+/// `partition-made-required`, worded for a source that is listed in `required` but admits null,
+/// or one that is not listed.
+fn made_required(column: &Column, path: &str, location: Location) -> Diagnostic {
+    Diagnostic::new(
+        &codes::PARTITION_MADE_REQUIRED,
+        location,
+        if column.listed_required {
+            format!("partition field `{path}` is in `required` but its schema admits null, and the channel makes it required: records where it is null go to the dead-letter queue")
+        } else {
+            format!("partition field `{path}` is optional in the schema, but the channel makes it required: records without it go to the dead-letter queue")
+        },
+    )
+    .with_field(path)
+    .with_help(if column.listed_required {
+        "remove `null` from its type, so the schema says what the channel does".to_string()
+    } else {
+        format!("add \"{}\" to `required`, so the schema says what the channel does", column.name)
+    })
+}
+
+/// `partition-parent-optional` when structs that enclose the source are optional.
+fn report_optional_parents(
+    ws: &Workspace,
+    columns: &mut [Column],
+    path: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let optional_parents = optional_parents(columns, path);
     if !optional_parents.is_empty() {
         let location = find(columns, path)
@@ -168,11 +189,10 @@ pub(crate) fn apply(
                     optional_parents.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
                 ),
             )
-            .with_field(path.as_str())
+            .with_field(path)
             .with_help("list each enclosing struct in its parent's `required`"),
         );
     }
-    Some(path.clone())
 }
 
 /// The dotted paths of the optional structs that enclose `path`.

@@ -164,6 +164,88 @@ struct Reader<'t> {
 }
 
 impl Reader<'_> {
+    /// The diagnostic for a file that is not valid TOML or does not fit the config's shape; a
+    /// `[schemas.…]` table above the first `[[schemas]]` gets its own message.
+    fn toml_error(&mut self, e: &toml::de::Error) {
+        if let Some((header, span)) = entry_table_before_entries(self.text) {
+            self.error("/schemas", span, format!("`{header}` comes before any `[[schemas]]` entry, but it belongs to the `[[schemas]]` entry above it"));
+            if let Some(d) = self.diagnostics.last_mut() {
+                d.help = Some("move it below the `[[schemas]]` entry whose files it is for; for every file, use the top-level `[severity]`".to_string());
+            }
+            return;
+        }
+        let span = e.span().unwrap_or(0..1);
+        self.error("", span, format!("invalid config: {}", e.message().trim()));
+    }
+
+    /// One `[[schemas]]` entry, its paths resolved against the config's folder `dir`; `None`
+    /// when its `files` globs do not parse.
+    fn entry(&mut self, i: usize, entry: &RawEntry, dir: &Path) -> Option<Entry> {
+        let pointer = format!("/schemas/{i}");
+        let files = match discover::glob_set(entry.files.get_ref().items()) {
+            Ok(set) => set,
+            Err(message) => {
+                self.error(&format!("{pointer}/files"), entry.files.span(), message);
+                return None;
+            }
+        };
+        let draft = entry.draft.as_ref().and_then(|d| {
+            let parsed = Draft::from_flag(d.get_ref());
+            if parsed.is_none() {
+                self.error(
+                    &format!("{pointer}/draft"),
+                    d.span(),
+                    format!(
+                        "`{}` is not a supported draft: use \"04\", \"06\" or \"07\"",
+                        d.get_ref()
+                    ),
+                );
+            }
+            parsed
+        });
+        let mut channel_configs = Vec::new();
+        if let Some(list) = &entry.channel_config {
+            for item in list.get_ref().items() {
+                let resolved = dir.join(item);
+                if resolved.is_file() {
+                    channel_configs.push(resolved);
+                } else {
+                    self.error(
+                        &format!("{pointer}/channel-config"),
+                        list.span(),
+                        format!("channel configuration `{item}` does not exist (paths are relative to the config file)"),
+                    );
+                }
+            }
+        }
+        let ref_root = entry.ref_root.as_ref().and_then(|r| {
+            let resolved = dir.join(r.get_ref());
+            if resolved.is_dir() {
+                Some(resolved)
+            } else {
+                self.error(
+                    &format!("{pointer}/ref-root"),
+                    r.span(),
+                    format!(
+                        "ref-root `{}` is not a directory (paths are relative to the config file)",
+                        r.get_ref()
+                    ),
+                );
+                None
+            }
+        });
+        let overrides = self.overrides(&format!("{pointer}/severity"), &entry.severity);
+        Some(Entry {
+            files,
+            partition: entry.partition.as_ref().map(|p| p.get_ref().clone()),
+            channel_configs,
+            draft,
+            ref_root,
+            skip: entry.skip,
+            overrides,
+        })
+    }
+
     fn error(&mut self, pointer: &str, span: std::ops::Range<usize>, message: String) {
         let (line, column) = self.lines.line_col(self.text.as_bytes(), span.start);
         self.diagnostics.push(Diagnostic::new(
@@ -246,15 +328,7 @@ pub fn load(path: &Path, display: &str, text: &str) -> Result<Config, Vec<Diagno
     let raw: RawConfig = match toml::from_str(text) {
         Ok(raw) => raw,
         Err(e) => {
-            if let Some((header, span)) = entry_table_before_entries(text) {
-                reader.error("/schemas", span, format!("`{header}` comes before any `[[schemas]]` entry, but it belongs to the `[[schemas]]` entry above it"));
-                if let Some(d) = reader.diagnostics.last_mut() {
-                    d.help = Some("move it below the `[[schemas]]` entry whose files it is for; for every file, use the top-level `[severity]`".to_string());
-                }
-                return Err(reader.diagnostics);
-            }
-            let span = e.span().unwrap_or(0..1);
-            reader.error("", span, format!("invalid config: {}", e.message().trim()));
+            reader.toml_error(&e);
             return Err(reader.diagnostics);
         }
     };
@@ -269,72 +343,12 @@ pub fn load(path: &Path, display: &str, text: &str) -> Result<Config, Vec<Diagno
         }
     };
     let overrides = reader.overrides("/severity", &raw.severity);
-    let mut entries = Vec::new();
-    for (i, entry) in raw.schemas.iter().enumerate() {
-        let pointer = format!("/schemas/{i}");
-        let files = match discover::glob_set(entry.files.get_ref().items()) {
-            Ok(set) => set,
-            Err(message) => {
-                reader.error(&format!("{pointer}/files"), entry.files.span(), message);
-                continue;
-            }
-        };
-        let draft = entry.draft.as_ref().and_then(|d| {
-            let parsed = Draft::from_flag(d.get_ref());
-            if parsed.is_none() {
-                reader.error(
-                    &format!("{pointer}/draft"),
-                    d.span(),
-                    format!(
-                        "`{}` is not a supported draft: use \"04\", \"06\" or \"07\"",
-                        d.get_ref()
-                    ),
-                );
-            }
-            parsed
-        });
-        let mut channel_configs = Vec::new();
-        if let Some(list) = &entry.channel_config {
-            for item in list.get_ref().items() {
-                let resolved = dir.join(item);
-                if resolved.is_file() {
-                    channel_configs.push(resolved);
-                } else {
-                    reader.error(
-                        &format!("{pointer}/channel-config"),
-                        list.span(),
-                        format!("channel configuration `{item}` does not exist (paths are relative to the config file)"),
-                    );
-                }
-            }
-        }
-        let ref_root = entry.ref_root.as_ref().and_then(|r| {
-            let resolved = dir.join(r.get_ref());
-            if resolved.is_dir() {
-                Some(resolved)
-            } else {
-                reader.error(
-                    &format!("{pointer}/ref-root"),
-                    r.span(),
-                    format!(
-                        "ref-root `{}` is not a directory (paths are relative to the config file)",
-                        r.get_ref()
-                    ),
-                );
-                None
-            }
-        });
-        let overrides = reader.overrides(&format!("{pointer}/severity"), &entry.severity);
-        entries.push(Entry {
-            files,
-            partition: entry.partition.as_ref().map(|p| p.get_ref().clone()),
-            channel_configs,
-            draft,
-            ref_root,
-            skip: entry.skip,
-            overrides,
-        });
-    }
+    let entries = raw
+        .schemas
+        .iter()
+        .enumerate()
+        .filter_map(|(i, entry)| reader.entry(i, entry, &dir))
+        .collect();
     if !reader.diagnostics.is_empty() {
         reader.diagnostics.sort_by_key(|d| d.location.span.start);
         return Err(reader.diagnostics);
