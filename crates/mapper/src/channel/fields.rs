@@ -37,6 +37,35 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// What both services' destinations hold under their own names: the freshness, the
+    /// required dead-letter-queue bucket (`dead_letter_queue`) and the required list of exactly
+    /// one table (`tables`), each entry checked by the service's `table`.
+    pub(super) fn destination_tables(
+        &mut self,
+        obj: JsonId,
+        what: &str,
+        dead_letter_queue: &str,
+        tables: &str,
+        table: fn(&mut Self, JsonId),
+    ) {
+        if let Some(id) = self.get(obj, "DataFreshnessInSeconds") {
+            self.freshness(id);
+        }
+        if let Some(id) = self.require(obj, dead_letter_queue, what) {
+            if self.object(id, dead_letter_queue) {
+                self.dead_letter_queue(id, dead_letter_queue);
+            }
+        }
+        if let Some(id) = self.require(obj, tables, what) {
+            if let Some(items) = self.array(id, tables) {
+                self.count_one(id, items.len(), tables, &TABLE_COUNT);
+                for item in self.objects(items, tables) {
+                    table(self, item);
+                }
+            }
+        }
+    }
+
     /// A whole request: its name, its own ARN, then each part under its API name.
     pub(super) fn request(&mut self, root: JsonId) {
         let keys = self.keys();

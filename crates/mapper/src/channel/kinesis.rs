@@ -9,7 +9,6 @@ use super::fields::{capitals_or, RequestKeys};
 use super::{Checker, RecordFormat};
 use super::{
     ARN, COMPRESSION, ENCRYPTION_TYPE, GSR_SCHEMA_ARN, PARTITION_SPEC, RECORD_FORMAT, STREAM_COUNT,
-    TABLE_COUNT,
 };
 
 /// The names of a whole Kinesis request.
@@ -24,22 +23,13 @@ pub(super) const REQUEST: RequestKeys = RequestKeys {
 impl<'a> Checker<'a> {
     pub(super) fn kinesis_destination(&mut self, obj: JsonId) {
         const WHAT: &str = "S3TablesDestinationConfiguration";
-        if let Some(id) = self.get(obj, "DataFreshnessInSeconds") {
-            self.freshness(id);
-        }
-        if let Some(id) = self.require(obj, "DeadLetterQueueS3Configuration", WHAT) {
-            if self.object(id, "DeadLetterQueueS3Configuration") {
-                self.dead_letter_queue(id, "DeadLetterQueueS3Configuration");
-            }
-        }
-        if let Some(id) = self.require(obj, "S3TablesConfigurationList", WHAT) {
-            if let Some(items) = self.array(id, "S3TablesConfigurationList") {
-                self.count_one(id, items.len(), "S3TablesConfigurationList", &TABLE_COUNT);
-                for item in self.objects(items, "S3TablesConfigurationList") {
-                    self.kinesis_table(item);
-                }
-            }
-        }
+        self.destination_tables(
+            obj,
+            WHAT,
+            "DeadLetterQueueS3Configuration",
+            "S3TablesConfigurationList",
+            Self::kinesis_table,
+        );
     }
 
     fn kinesis_table(&mut self, obj: JsonId) {

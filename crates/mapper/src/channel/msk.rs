@@ -9,7 +9,7 @@ use super::fields::{capitals_or, RequestKeys};
 use super::{Checker, RecordFormat};
 use super::{
     ARN, GSR_SCHEMA_ARN, PARTITION_SPEC, RECORD_FORMAT, SCHEMA_EVOLUTION, STREAM_COUNT,
-    TABLE_COUNT, TABLE_CREATION,
+    TABLE_CREATION,
 };
 
 /// The names of a whole MSK request.
@@ -40,22 +40,13 @@ impl<'a> Checker<'a> {
         if let Some(id) = self.get(obj, "CompressionType") {
             self.compression(id, &["ZSTD", "SNAPPY"]);
         }
-        if let Some(id) = self.get(obj, "DataFreshnessInSeconds") {
-            self.freshness(id);
-        }
-        if let Some(id) = self.require(obj, "DeadLetterQueueS3", WHAT) {
-            if self.object(id, "DeadLetterQueueS3") {
-                self.dead_letter_queue(id, "DeadLetterQueueS3");
-            }
-        }
-        if let Some(id) = self.require(obj, "DestinationTableList", WHAT) {
-            if let Some(items) = self.array(id, "DestinationTableList") {
-                self.count_one(id, items.len(), "DestinationTableList", &TABLE_COUNT);
-                for item in self.objects(items, "DestinationTableList") {
-                    self.msk_table(item);
-                }
-            }
-        }
+        self.destination_tables(
+            obj,
+            WHAT,
+            "DeadLetterQueueS3",
+            "DestinationTableList",
+            Self::msk_table,
+        );
         if let Some(evolution) = self.get(obj, "SchemaEvolution") {
             if self.object(evolution, "SchemaEvolution") {
                 if let Some(id) =
