@@ -58,6 +58,7 @@ mod map;
 mod model;
 mod nullability;
 mod partition;
+pub mod records;
 pub mod report;
 
 use std::sync::Arc;

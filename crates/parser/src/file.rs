@@ -85,14 +85,8 @@ impl JsonFile {
                 &codes::INVALID_UTF8,
                 "the file is not valid UTF-8".to_string(),
             ),
-            JsonErrorKind::TooDeep => (
-                &codes::JSON_TOO_DEEP,
-                format!(
-                    "arrays and objects are nested more than {} levels deep",
-                    json::MAX_JSON_DEPTH
-                ),
-            ),
-            JsonErrorKind::Syntax(text) => (&codes::INVALID_JSON, format!("invalid JSON: {text}")),
+            JsonErrorKind::TooDeep => (&codes::JSON_TOO_DEEP, error.kind.message()),
+            JsonErrorKind::Syntax(_) => (&codes::INVALID_JSON, error.kind.message()),
         };
         Diagnostic::new(code, self.locate(String::new(), error.span), message)
     }

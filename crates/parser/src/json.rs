@@ -270,6 +270,41 @@ impl JsonDoc {
     }
 }
 
+/// Why some bytes are not one JSON value, for callers that read values without a file around
+/// them (a record, say): what went wrong, and the byte offset where reading stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonReadError {
+    /// What went wrong, as a sentence fragment ("expected `,` or `}`, found `x`").
+    pub message: String,
+    /// The byte offset of the problem.
+    pub offset: usize,
+}
+
+/// Reads one JSON value from `bytes`. A key written twice keeps its first position and its last
+/// value, silently; a file reader reports that as a diagnostic, a value reader has no one to tell.
+pub fn read(bytes: &[u8]) -> Result<JsonDoc, JsonReadError> {
+    match parse(bytes) {
+        Ok(parsed) => Ok(parsed.doc),
+        Err(error) => Err(JsonReadError {
+            message: error.kind.message(),
+            offset: error.span.start(),
+        }),
+    }
+}
+
+impl JsonErrorKind {
+    /// The message that says what went wrong.
+    pub(crate) fn message(&self) -> String {
+        match self {
+            JsonErrorKind::InvalidUtf8 => "the text is not valid UTF-8".to_string(),
+            JsonErrorKind::TooDeep => {
+                format!("arrays and objects are nested more than {MAX_JSON_DEPTH} levels deep")
+            }
+            JsonErrorKind::Syntax(text) => format!("invalid JSON: {text}"),
+        }
+    }
+}
+
 /// Reads one JSON document from raw bytes.
 pub(crate) fn parse(bytes: &[u8]) -> Result<ParsedJson, JsonError> {
     let text = match std::str::from_utf8(bytes) {

@@ -1,0 +1,276 @@
+//! Step 5: a valid record's values converted to the table's types, following docs/mapping.md:
+//! the row the channel writes, the fields it drops, or the value that does not fit
+//! (`out-of-range`) or does not convert (`invalid-value`).
+
+use schema2iceberg_parser::json::{JsonDoc, JsonId, JsonValue};
+
+use super::plan::{Plan, StructPlan};
+use super::row::Cell;
+use super::values::{self, NumberMisfit};
+use super::{Failure, Reason};
+
+/// What converting a record gives: its row's cells (one per top-level column) and the pointers
+/// of the fields the table has no column for.
+pub(crate) struct Converted {
+    pub cells: Vec<Cell>,
+    pub dropped: Vec<String>,
+}
+
+/// Converts the record at the root of `doc` to the table's row.
+pub(crate) fn convert_record(plan: &StructPlan, doc: &JsonDoc) -> Result<Converted, Failure> {
+    let mut converter = Converter {
+        doc,
+        dropped: Vec::new(),
+    };
+    let cells = converter.struct_cells(plan, doc.root())?;
+    Ok(Converted {
+        cells,
+        dropped: converter.dropped,
+    })
+}
+
+struct Converter<'d> {
+    doc: &'d JsonDoc,
+    dropped: Vec<String>,
+}
+
+impl Converter<'_> {
+    fn fail(&self, reason: Reason, at: JsonId, message: String) -> Failure {
+        let span = self.doc.span(at);
+        Failure {
+            reason,
+            pointer: self.doc.pointer(at),
+            message,
+            keyword: None,
+            span: Some((span.start(), span.end())),
+        }
+    }
+
+    fn struct_cells(&mut self, plan: &StructPlan, at: JsonId) -> Result<Vec<Cell>, Failure> {
+        let JsonValue::Object(members) = self.doc.value(at) else {
+            return Err(self.fail(
+                Reason::InvalidValue,
+                at,
+                format!("{} where the table has a struct", kind(self.doc.value(at))),
+            ));
+        };
+        let mut cells = vec![Cell::Null; plan.fields.len()];
+        for member in members {
+            let slot = plan
+                .by_name
+                .get(&member.key)
+                .and_then(|i| Some((plan.fields.get(*i)?, cells.get_mut(*i)?)));
+            match slot {
+                Some((field, cell)) => {
+                    *cell = self.cell(&field.plan, field.required, member.value)?;
+                }
+                None => self.dropped.push(self.doc.pointer(member.value)),
+            }
+        }
+        for (field, cell) in plan.fields.iter().zip(&cells) {
+            if field.required && *cell == Cell::Null {
+                // Validation has already failed a record that misses a `required` property;
+                // this is the column that the partition made required, or one whose schema
+                // says nothing that validation checks.
+                let mut failure = self.fail(
+                    Reason::MissingRequired,
+                    at,
+                    format!("required column `{}` has no value", field.name),
+                );
+                failure.pointer = format!(
+                    "{}/{}",
+                    failure.pointer,
+                    schema2iceberg_parser::pointer::escape_token(&field.name)
+                );
+                return Err(failure);
+            }
+        }
+        Ok(cells)
+    }
+
+    // The recursion follows the table's nesting (at most 16 levels), not the record's.
+    fn cell(&mut self, plan: &Plan, required: bool, at: JsonId) -> Result<Cell, Failure> {
+        let value = self.doc.value(at);
+        if let JsonValue::Null = value {
+            if required {
+                return Err(self.fail(
+                    Reason::InvalidValue,
+                    at,
+                    "null where the column is required".to_string(),
+                ));
+            }
+            return Ok(Cell::Null);
+        }
+        match plan {
+            Plan::Struct(s) => Ok(Cell::Struct(self.struct_cells(s, at)?)),
+            Plan::List { element, required } => {
+                let JsonValue::Array(items) = value else {
+                    return Err(self.mismatch(value, "list", at));
+                };
+                let mut cells = Vec::with_capacity(items.len());
+                for item in items {
+                    cells.push(self.cell(element, *required, *item)?);
+                }
+                Ok(Cell::List(cells))
+            }
+            Plan::Map {
+                value: value_plan,
+                required,
+            } => {
+                let JsonValue::Object(members) = value else {
+                    return Err(self.mismatch(value, "map", at));
+                };
+                let mut entries = Vec::with_capacity(members.len());
+                for member in members {
+                    let cell = self.cell(value_plan, *required, member.value)?;
+                    entries.push((member.key.clone(), cell));
+                }
+                Ok(Cell::Map(entries))
+            }
+            primitive => self.primitive(primitive, value, at),
+        }
+    }
+
+    fn primitive(&self, plan: &Plan, value: &JsonValue, at: JsonId) -> Result<Cell, Failure> {
+        let invalid = |what: &str| {
+            self.fail(
+                Reason::InvalidValue,
+                at,
+                format!("{} is not a valid {what}", self.doc.compact(at)),
+            )
+        };
+        match (plan, value) {
+            (Plan::Bool, JsonValue::Bool(b)) => Ok(Cell::Bool(*b)),
+            (Plan::Int, JsonValue::Number(n)) => {
+                let whole = self.integer(n.as_str(), at, "int")?;
+                i32::try_from(whole).map(Cell::Int).map_err(|_| {
+                    self.fail(
+                        Reason::OutOfRange,
+                        at,
+                        format!(
+                            "{} does not fit an int column (32 bits: −2147483648 to 2147483647)",
+                            n.as_str()
+                        ),
+                    )
+                })
+            }
+            (Plan::Long, JsonValue::Number(n)) => {
+                let whole = self.integer(n.as_str(), at, "long")?;
+                i64::try_from(whole).map(Cell::Long).map_err(|_| {
+                    self.fail(
+                        Reason::OutOfRange,
+                        at,
+                        format!("{} does not fit a long column (64 bits)", n.as_str()),
+                    )
+                })
+            }
+            (Plan::Double, JsonValue::Number(n)) => match n.as_str().parse::<f64>() {
+                Ok(d) if d.is_finite() => Ok(Cell::Double(d)),
+                _ => Err(self.fail(
+                    Reason::OutOfRange,
+                    at,
+                    format!("{} is beyond the range of a double", n.as_str()),
+                )),
+            },
+            (Plan::Decimal { scale }, JsonValue::Number(n)) => {
+                match values::unscaled(n.as_str(), *scale) {
+                    Ok(unscaled) => Ok(Cell::Decimal {
+                        unscaled,
+                        scale: *scale,
+                    }),
+                    Err(misfit) => Err(self.fail(
+                        Reason::OutOfRange,
+                        at,
+                        decimal_misfit(n.as_str(), *scale, misfit),
+                    )),
+                }
+            }
+            (Plan::String { .. }, JsonValue::String(s)) => Ok(Cell::String(s.clone())),
+            (Plan::String { any_json: true }, _) => Ok(Cell::String(self.doc.compact(at))),
+            (Plan::Date, JsonValue::String(s)) => values::date_days(s)
+                .map(Cell::Date)
+                .ok_or_else(|| invalid("date (YYYY-MM-DD)")),
+            (Plan::Time, JsonValue::String(s)) => {
+                values::time_micros(s).map(Cell::Time).ok_or_else(|| {
+                    invalid("time (HH:MM:SS, optionally with a fraction and an offset)")
+                })
+            }
+            (Plan::Timestamptz, JsonValue::String(s)) => values::timestamptz_micros(s)
+                .map(Cell::Timestamptz)
+                .ok_or_else(|| invalid("date-time (RFC 3339, with an offset)")),
+            (Plan::Uuid, JsonValue::String(s)) => values::uuid_bytes(s)
+                .map(Cell::Uuid)
+                .ok_or_else(|| invalid("uuid (8-4-4-4-12 hex digits)")),
+            (Plan::Binary, JsonValue::String(s)) => values::base64_bytes(s)
+                .map(Cell::Binary)
+                .ok_or_else(|| invalid("base64 string (standard alphabet, padding optional)")),
+            (plan, value) => Err(self.mismatch(value, column_kind(plan), at)),
+        }
+    }
+
+    /// The exact integer that `text` writes (`3`, `3.0`, `3e2`), or why it is not one.
+    fn integer(&self, text: &str, at: JsonId, column: &str) -> Result<i128, Failure> {
+        values::unscaled(text, 0).map_err(|misfit| match misfit {
+            NumberMisfit::Scale => self.fail(
+                Reason::InvalidValue,
+                at,
+                format!("{text} is not a whole number, and the column is {column}"),
+            ),
+            NumberMisfit::Digits => self.fail(
+                Reason::OutOfRange,
+                at,
+                format!("{text} does not fit a {column} column"),
+            ),
+        })
+    }
+
+    fn mismatch(&self, value: &JsonValue, column: &str, at: JsonId) -> Failure {
+        self.fail(
+            Reason::InvalidValue,
+            at,
+            format!("{} where the column is {column}", kind(value)),
+        )
+    }
+}
+
+fn decimal_misfit(text: &str, scale: u32, misfit: NumberMisfit) -> String {
+    match misfit {
+        NumberMisfit::Scale => format!(
+            "{text} has more digits after the point than the column's scale ({scale}) keeps"
+        ),
+        NumberMisfit::Digits => format!(
+            "{text} needs more than 38 digits at scale {scale} (decimal(38, {scale}) holds magnitudes below 10^{})",
+            38 - scale.min(38)
+        ),
+    }
+}
+
+fn kind(value: &JsonValue) -> &'static str {
+    match value {
+        JsonValue::Null => "null",
+        JsonValue::Bool(_) => "a boolean",
+        JsonValue::Number(_) => "a number",
+        JsonValue::String(_) => "a string",
+        JsonValue::Array(_) => "an array",
+        JsonValue::Object(_) => "an object",
+    }
+}
+
+fn column_kind(plan: &Plan) -> &'static str {
+    match plan {
+        Plan::Bool => "boolean",
+        Plan::Int => "int",
+        Plan::Long => "long",
+        Plan::Double => "double",
+        Plan::Decimal { .. } => "decimal",
+        Plan::String { .. } => "string",
+        Plan::Date => "date",
+        Plan::Time => "time",
+        Plan::Timestamptz => "timestamptz",
+        Plan::Uuid => "uuid",
+        Plan::Binary => "binary",
+        Plan::Struct(_) => "struct",
+        Plan::List { .. } => "list",
+        Plan::Map { .. } => "map",
+    }
+}

@@ -1,0 +1,187 @@
+//! Step 3: JSON Schema validation with the `jsonschema` crate, against the documents that
+//! `compile` read (no network: every `$ref` is served from the workspace), and what a
+//! validation error means for the record: `missing-required` or `schema-violation`.
+
+use std::sync::Arc;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{Draft as ValidatorDraft, Retrieve, Uri, Validator};
+use rustc_hash::FxHashMap as HashMap;
+use schema2iceberg_parser::json::{JsonDoc, JsonId, JsonValue};
+use schema2iceberg_parser::{pointer, Draft, Workspace};
+use serde_json::Value;
+
+use super::{Failure, Reason};
+
+/// The validator of one table's schema, shared by every thread.
+#[derive(Debug)]
+pub(crate) struct SchemaValidator {
+    validator: Validator,
+}
+
+/// Serves the workspace's documents to the validator by their URL; nothing else is fetched.
+struct WorkspaceRetriever {
+    documents: HashMap<String, Arc<Value>>,
+}
+
+impl Retrieve for WorkspaceRetriever {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let key = without_fragment(uri.as_str());
+        match self.documents.get(key) {
+            Some(value) => Ok(Value::clone(value)),
+            None => Err(format!(
+                "`{key}` is not among the documents that compile read (no network, and file references stay under the ref root)"
+            )
+            .into()),
+        }
+    }
+}
+
+fn without_fragment(uri: &str) -> &str {
+    uri.split_once('#').map_or(uri, |(base, _)| base)
+}
+
+impl SchemaValidator {
+    /// Builds the validator of the workspace's main schema, or says why the crate refuses it.
+    pub(crate) fn new(ws: &Workspace) -> Result<SchemaValidator, String> {
+        let documents = ws.documents();
+        let Some(main) = documents.first() else {
+            return Err("there is no schema document".to_string());
+        };
+        let Some(main_json) = main.json.as_deref() else {
+            return Err("the schema is not JSON".to_string());
+        };
+        let retriever = WorkspaceRetriever {
+            documents: documents
+                .iter()
+                .filter_map(|d| {
+                    let json = d.json.as_deref()?;
+                    let url = without_fragment(d.url.as_str()).to_string();
+                    Some((url, Arc::new(to_value(json, json.root()).ok()?)))
+                })
+                .collect(),
+        };
+        let draft = match main.draft {
+            Draft::Draft04 => ValidatorDraft::Draft4,
+            Draft::Draft06 => ValidatorDraft::Draft6,
+            Draft::Draft07 => ValidatorDraft::Draft7,
+        };
+        let validator = jsonschema::options()
+            .with_draft(draft)
+            .with_base_uri(without_fragment(main.url.as_str()))
+            .with_retriever(retriever)
+            .should_validate_formats(true)
+            .build(&to_value(main_json, main_json.root()).map_err(|at| {
+                format!(
+                    "the number at {} is beyond f64's range",
+                    main_json.pointer(at)
+                )
+            })?)
+            .map_err(|e| e.to_string())?;
+        Ok(SchemaValidator { validator })
+    }
+
+    /// `Ok` when `value` is valid; otherwise the failure that decides the record: the first
+    /// error in order of instance pointer, then schema path, so that the verdict does not
+    /// depend on the order in which the crate happens to report.
+    pub(crate) fn check(&self, value: &Value, doc: &JsonDoc) -> Result<(), Failure> {
+        if self.validator.is_valid(value) {
+            return Ok(());
+        }
+        let mut errors: Vec<_> = self
+            .validator
+            .iter_errors(value)
+            .map(|e| {
+                let instance = e.instance_path().as_str().to_string();
+                let schema = e.schema_path().as_str().to_string();
+                (instance, schema, e)
+            })
+            .collect();
+        errors.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+        let Some((instance, schema, error)) = errors.into_iter().next() else {
+            return Ok(());
+        };
+        let span = pointer_span(doc, &instance);
+        let failure = match error.kind() {
+            ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or_default();
+                Failure {
+                    reason: Reason::MissingRequired,
+                    pointer: format!("{instance}/{}", pointer::escape_token(name)),
+                    message: format!("required property `{name}` is absent"),
+                    keyword: Some("required".to_string()),
+                    span,
+                }
+            }
+            kind => Failure {
+                reason: Reason::SchemaViolation,
+                message: format!("{} (`{}` at {schema})", error.masked(), kind.keyword()),
+                keyword: Some(kind.keyword().to_string()),
+                pointer: instance,
+                span,
+            },
+        };
+        Err(failure)
+    }
+}
+
+/// The byte span of the value at `pointer`, for reports that show the record.
+pub(crate) fn pointer_span(doc: &JsonDoc, pointer: &str) -> Option<(usize, usize)> {
+    let mut at = doc.root();
+    for token in pointer::decode(pointer)? {
+        at = match doc.value(at) {
+            JsonValue::Object(members) => members.iter().find(|m| m.key == token)?.value,
+            JsonValue::Array(items) => *items.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    let span = doc.span(at);
+    Some((span.start(), span.end()))
+}
+
+/// `doc`'s value at `at` as a `serde_json::Value`, which is what the validator reads. The
+/// recursion is bounded by the JSON reader's nesting limit. Numbers
+/// become `i64` or `u64` when their text is an integer that fits, `f64` otherwise (as serde_json
+/// reads them); the exact text stays in `doc` for the conversion. `Err` names a number beyond
+/// f64's range, which no validator can hold.
+pub(crate) fn to_value(doc: &JsonDoc, at: JsonId) -> Result<Value, JsonId> {
+    Ok(match doc.value(at) {
+        JsonValue::Null => Value::Null,
+        JsonValue::Bool(b) => Value::Bool(*b),
+        JsonValue::Number(n) => number_value(n.as_str()).ok_or(at)?,
+        JsonValue::String(s) => Value::String(s.clone()),
+        JsonValue::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|i| to_value(doc, *i))
+                .collect::<Result<_, _>>()?,
+        ),
+        JsonValue::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|m| Ok((m.key.clone(), to_value(doc, m.value)?)))
+                .collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+/// A number as serde_json reads it, or `None` when it is beyond f64's range (serde_json refuses
+/// such a number too).
+fn number_value(text: &str) -> Option<Value> {
+    let integer = !text.contains(['.', 'e', 'E']);
+    if integer {
+        if let Ok(i) = text.parse::<i64>() {
+            return Some(Value::from(i));
+        }
+        if let Ok(u) = text.parse::<u64>() {
+            return Some(Value::from(u));
+        }
+    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map(Value::Number)
+}
