@@ -1,5 +1,7 @@
 //! Developer tasks, run as `cargo xtask <task>`.
 
+mod gen_records;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -13,6 +15,9 @@ tasks:
   corpus [--source NAME]
             check every schema in ../shared/corpus and print the per-source summary
             (Markdown tables; docs/corpus.md)
+  gen-records SCHEMA --size SIZE [--seed N] [--partition FIELD] [--out FILE]
+            write NDJSON records that the channel delivers for SCHEMA, the same bytes for a
+            seed (`cargo xtask gen-records --help` says more)
   bench     run the criterion benchmarks and print, from one run, compile time against
             serde_json's parse of the same bytes, the corpus check, and process start-up
             against a hello-world binary (docs/performance.md)
@@ -115,6 +120,15 @@ fn main() -> ExitCode {
                 &["test", "--workspace"],
             ];
             steps.iter().all(|step| cargo(step))
+        }
+        Some("gen-records") => {
+            match gen_records::run(&std::env::args().skip(2).collect::<Vec<_>>()) {
+                Ok(()) => true,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(2);
+                }
+            }
         }
         Some("corpus") => match corpus(&std::env::args().skip(2).collect::<Vec<_>>()) {
             Ok(ok) => ok,
