@@ -222,7 +222,7 @@ impl RecordChecker {
                 reason: Reason::OutOfRange,
                 pointer: doc.pointer(at),
                 message: format!(
-                    "{} is beyond the range of a double, so no JSON reader holds it as a number",
+                    "{} is beyond the range of a double (about ±1.8e308), which is how the validator, like most JSON readers, holds numbers",
                     doc.compact(at)
                 ),
                 keyword: None,

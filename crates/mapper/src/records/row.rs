@@ -5,7 +5,7 @@ use iceberg::spec::{Literal, PrimitiveLiteral, PrimitiveType, Type};
 use serde_json::{Map, Value};
 
 use super::plan::{Plan, StructPlan};
-use super::values::decimal_text;
+use super::values::{decimal_text, timestamptz_text};
 
 /// One value of a row, as the column's Iceberg type stores it.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,8 +48,9 @@ pub enum Cell {
 }
 
 /// The JSON of a row: an object keyed by column name, lists as arrays, maps as objects, and
-/// every primitive in Iceberg's single-value serialization (written by the `iceberg` crate, but
-/// for decimals, which it formats through a 28-digit type that cannot hold decimal(38, s)).
+/// every primitive in Iceberg's single-value serialization: written by the `iceberg` crate, but
+/// for decimals, which it formats through a 28-digit type that cannot hold decimal(38, s), and
+/// timestamptz, which it cannot write before 1970 (see [`timestamptz_text`]).
 pub(crate) fn row_json(plan: &StructPlan, cells: &[Cell]) -> Value {
     let mut object = Map::with_capacity(plan.fields.len());
     for (field, cell) in plan.fields.iter().zip(cells) {
@@ -77,9 +78,7 @@ fn cell_json(plan: &Plan, cell: &Cell) -> Value {
         (_, Cell::String(s)) => Value::String(s.clone()),
         (_, Cell::Date(d)) => primitive(PrimitiveLiteral::Int(*d), PrimitiveType::Date),
         (_, Cell::Time(t)) => primitive(PrimitiveLiteral::Long(*t), PrimitiveType::Time),
-        (_, Cell::Timestamptz(t)) => {
-            primitive(PrimitiveLiteral::Long(*t), PrimitiveType::Timestamptz)
-        }
+        (_, Cell::Timestamptz(t)) => Value::String(timestamptz_text(*t)),
         (_, Cell::Uuid(u)) => primitive(
             PrimitiveLiteral::UInt128(u128::from_be_bytes(*u)),
             PrimitiveType::Uuid,
