@@ -42,7 +42,7 @@ use schema2iceberg_parser::{pointer, Workspace};
 use serde_json::Value;
 
 pub use framing::{format_uuid, parse_uuid, MAX_INFLATED};
-pub use reason::Reason;
+pub use reason::{reason_table, with_reason_table, Reason};
 pub use row::Cell;
 
 use crate::{compile, CompileOptions, Compiled};
