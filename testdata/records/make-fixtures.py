@@ -279,3 +279,39 @@ case('json-plain-raw', schema(['"id": {"type": "integer"}']), args=['--input','r
     ('pretty.json', b'{\n  "event_time": "2026-07-09T20:00:00Z",\n  "id": 7\n}\n'),
 ])
 print('ok')
+
+# --- $refs: validation reads the same documents as compile (a file beside the schema, a local
+# definition, and a draft-04 `id` that changes the base) ---
+d = os.path.join(R, 'refs-files')
+os.makedirs(os.path.join(d, 'common'), exist_ok=True)
+open(os.path.join(d, 'common', 'money.json'), 'w').write('''{
+  "$schema": "http://json-schema.org/draft-04/schema#",
+  "id": "money.json",
+  "definitions": {
+    "amount": {"type": "number", "multipleOf": 0.01, "minimum": 0},
+    "currency": {"$ref": "#/definitions/code"},
+    "code": {"type": "string", "pattern": "^[A-Z]{3}$"}
+  }
+}
+''')
+case('refs-files', '''{
+  "$schema": "http://json-schema.org/draft-04/schema#",
+  "type": "object",
+  "properties": {
+    "event_time": {"type": "string", "format": "date-time"},
+    "price": {"$ref": "common/money.json#/definitions/amount"},
+    "currency": {"$ref": "common/money.json#/definitions/currency"},
+    "lines": {"type": "array", "items": {"$ref": "#/definitions/line"}}
+  },
+  "required": ["event_time", "price"],
+  "definitions": {
+    "line": {"type": "object", "properties": {"sku": {"type": "string"}, "price": {"$ref": "common/money.json#/definitions/amount"}}, "required": ["sku"]}
+  }
+}''', [
+    rec('"price": 12.5, "currency": "EUR", "lines": [{"sku": "a", "price": 1}]'),
+    rec('"price": -1'),
+    rec('"price": 1, "currency": "eur"'),
+    rec('"price": 1, "lines": [{"sku": "a", "price": 0.001}]'),
+    rec('"price": 1, "lines": [{"price": 2}]'),
+])
+print('refs ok')
