@@ -10,7 +10,7 @@ usage: cargo xtask <task>
 
 tasks:
   codegen   regenerate docs/diagnostics.md, docs/report.schema.json and the generated
-            sections of docs/mapping.md from the code
+            sections of docs/mapping.md and docs/records.md from the code
   ci        run what CI runs: cargo fmt --check, clippy with -D warnings, and the tests
   corpus [--source NAME]
             check every schema in ../shared/corpus and print the per-source summary
@@ -72,6 +72,19 @@ fn write_mapping_sections() -> bool {
     }
 }
 
+/// Rewrites the reason table of docs/records.md from the mapper's `Reason`s.
+fn write_records_reasons() -> bool {
+    const RECORDS: &str = "docs/records.md";
+    let current = std::fs::read_to_string(repository_root().join(RECORDS)).unwrap_or_default();
+    match schema2iceberg_mapper::records::with_reason_table(&current) {
+        Some(text) => write(RECORDS, &text),
+        None => {
+            eprintln!("{RECORDS} lacks the marker lines of the reason table");
+            false
+        }
+    }
+}
+
 /// `cargo xtask corpus [--source NAME]`: prints the summary, or says why it cannot (exit 2).
 fn corpus(args: &[String]) -> Result<bool, String> {
     let mut request = schema2iceberg::corpus::CorpusRequest::for_repository(&repository_root());
@@ -105,6 +118,7 @@ fn main() -> ExitCode {
                 "docs/report.schema.json",
                 &schema2iceberg::check::output::report_schema(),
             ) & write_mapping_sections()
+                & write_records_reasons()
         }
         Some("ci") => {
             let steps: [&[&str]; 3] = [

@@ -148,7 +148,7 @@ impl Converter<'_> {
                         Reason::OutOfRange,
                         at,
                         format!(
-                            "{} does not fit an int column (32 bits: −2147483648 to 2147483647)",
+                            "{} does not fit an int column (32 bits: -2147483648 to 2147483647)",
                             n.as_str()
                         ),
                     )

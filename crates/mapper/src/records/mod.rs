@@ -42,7 +42,7 @@ use schema2iceberg_parser::{pointer, Workspace};
 use serde_json::Value;
 
 pub use framing::{format_uuid, parse_uuid, MAX_INFLATED};
-pub use reason::Reason;
+pub use reason::{reason_table, with_reason_table, Reason};
 pub use row::Cell;
 
 use crate::{compile, CompileOptions, Compiled};
@@ -222,7 +222,7 @@ impl RecordChecker {
                 reason: Reason::OutOfRange,
                 pointer: doc.pointer(at),
                 message: format!(
-                    "{} is beyond the range of a double, so no JSON reader holds it as a number",
+                    "{} is beyond the range of a double (about ±1.8e308), which is how the validator, like most JSON readers, holds numbers",
                     doc.compact(at)
                 ),
                 keyword: None,

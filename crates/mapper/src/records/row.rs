@@ -5,7 +5,7 @@ use iceberg::spec::{Literal, PrimitiveLiteral, PrimitiveType, Type};
 use serde_json::{Map, Value};
 
 use super::plan::{Plan, StructPlan};
-use super::values::decimal_text;
+use super::values::{decimal_text, timestamptz_text};
 
 /// One value of a row, as the column's Iceberg type stores it.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,8 +48,9 @@ pub enum Cell {
 }
 
 /// The JSON of a row: an object keyed by column name, lists as arrays, maps as objects, and
-/// every primitive in Iceberg's single-value serialization (written by the `iceberg` crate, but
-/// for decimals, which it formats through a 28-digit type that cannot hold decimal(38, s)).
+/// every primitive in Iceberg's single-value serialization: written by the `iceberg` crate, but
+/// for decimals, which it formats through a 28-digit type that cannot hold decimal(38, s), and
+/// timestamptz, which it cannot write before 1970 (see [`timestamptz_text`]).
 pub(crate) fn row_json(plan: &StructPlan, cells: &[Cell]) -> Value {
     let mut object = Map::with_capacity(plan.fields.len());
     for (field, cell) in plan.fields.iter().zip(cells) {
@@ -77,7 +78,7 @@ fn cell_json(plan: &Plan, cell: &Cell) -> Value {
         (_, Cell::String(s)) => Value::String(s.clone()),
         (_, Cell::Date(d)) => primitive(PrimitiveLiteral::Int(*d), PrimitiveType::Date),
         (_, Cell::Time(t)) => primitive(PrimitiveLiteral::Long(*t), PrimitiveType::Time),
-        (_, Cell::Timestamptz(t)) => timestamptz_json(*t, primitive),
+        (_, Cell::Timestamptz(t)) => Value::String(timestamptz_text(*t)),
         (_, Cell::Uuid(u)) => primitive(
             PrimitiveLiteral::UInt128(u128::from_be_bytes(*u)),
             PrimitiveType::Uuid,
@@ -97,48 +98,5 @@ fn cell_json(plan: &Plan, cell: &Cell) -> Value {
         ),
         // A conversion builds cells from the same plan, so the shapes always agree.
         (_, Cell::Struct(_) | Cell::List(_) | Cell::Map(_)) => Value::Null,
-    }
-}
-
-/// A timestamptz in Iceberg's serialization. The `iceberg` crate (0.10.1) splits microseconds
-/// with `/` and `%`, so a time before 1970 with a fraction of a second overflows there (a panic
-/// in debug builds, `unwrap` on `None` in release). Such a value is written as its whole second
-/// by the crate, and the fraction added as chrono's `%.f` writes it (3, 6 or 9 digits).
-fn timestamptz_json(
-    micros: i64,
-    primitive: impl Fn(PrimitiveLiteral, PrimitiveType) -> Value,
-) -> Value {
-    let fraction = micros.rem_euclid(1_000_000);
-    if micros >= 0 || fraction == 0 {
-        return primitive(PrimitiveLiteral::Long(micros), PrimitiveType::Timestamptz);
-    }
-    let second = primitive(
-        PrimitiveLiteral::Long(micros - fraction),
-        PrimitiveType::Timestamptz,
-    );
-    let Some(text) = second.as_str().and_then(|t| t.strip_suffix("+00:00")) else {
-        return second;
-    };
-    let digits = if fraction % 1_000 == 0 {
-        format!("{:03}", fraction / 1_000)
-    } else {
-        format!("{fraction:06}")
-    };
-    Value::String(format!("{text}.{digits}+00:00"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Before 1970, with a fraction: the crate alone panics on these.
-    #[test]
-    fn timestamptz_before_1970_with_a_fraction() {
-        let plan = Plan::Timestamptz;
-        let json = |micros| cell_json(&plan, &Cell::Timestamptz(micros));
-        assert_eq!(json(-1), "1969-12-31T23:59:59.999999+00:00");
-        assert_eq!(json(-1_500_000), "1969-12-31T23:59:58.500+00:00");
-        assert_eq!(json(-1_000_000), "1969-12-31T23:59:59+00:00");
-        assert_eq!(json(1_500_000), "1970-01-01T00:00:01.500+00:00");
     }
 }

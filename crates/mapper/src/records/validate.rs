@@ -8,7 +8,7 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{Draft as ValidatorDraft, Retrieve, Uri, Validator};
 use rustc_hash::FxHashMap as HashMap;
 use schema2iceberg_parser::json::{JsonDoc, JsonId, JsonValue};
-use schema2iceberg_parser::{pointer, Draft, Workspace};
+use schema2iceberg_parser::{pointer, Draft, Url, Workspace};
 use serde_json::Value;
 
 use super::{Failure, Reason};
@@ -17,6 +17,8 @@ use super::{Failure, Reason};
 #[derive(Debug)]
 pub(crate) struct SchemaValidator {
     validator: Validator,
+    /// The main document's URL, against which keyword locations in other files are written.
+    main_url: Url,
 }
 
 /// Serves the workspace's documents to the validator by their URL; nothing else is fetched.
@@ -74,6 +76,11 @@ impl SchemaValidator {
             .with_base_uri(without_fragment(main.url.as_str()))
             .with_retriever(retriever)
             .should_validate_formats(true)
+            // Draft-07 makes these annotations that implementations need not check, and Everit
+            // (the registry's validator) does not; the conversion decodes base64 itself, padded
+            // or not (docs/records.md).
+            .without_content_encoding_support("base64")
+            .without_content_media_type_support("application/json")
             .build(&to_value(main_json, main_json.root()).map_err(|at| {
                 format!(
                     "the number at {} is beyond f64's range",
@@ -81,7 +88,10 @@ impl SchemaValidator {
                 )
             })?)
             .map_err(|e| e.to_string())?;
-        Ok(SchemaValidator { validator })
+        Ok(SchemaValidator {
+            validator,
+            main_url: main.url.clone(),
+        })
     }
 
     /// `Ok` when `value` is valid; otherwise the failure that decides the record: the first
@@ -104,6 +114,10 @@ impl SchemaValidator {
         let Some((instance, schema, error)) = errors.into_iter().next() else {
             return Ok(());
         };
+        let schema = error
+            .absolute_keyword_location()
+            .and_then(|uri| self.relative_location(uri.as_str()))
+            .unwrap_or(schema);
         let span = pointer_span(doc, &instance);
         let failure = match error.kind() {
             ValidationErrorKind::Required { property } => {
@@ -125,6 +139,22 @@ impl SchemaValidator {
             },
         };
         Err(failure)
+    }
+}
+
+impl SchemaValidator {
+    /// Where a keyword is written: its pointer (`/properties/id/type`) in the main document, or
+    /// the other file, relative to the main one, and the pointer (`common/money.json#/…`).
+    fn relative_location(&self, absolute: &str) -> Option<String> {
+        let (document, fragment) = absolute.split_once('#').unwrap_or((absolute, ""));
+        if document == without_fragment(self.main_url.as_str()) {
+            return Some(fragment.to_string());
+        }
+        let other = Url::parse(document).ok()?;
+        Some(format!(
+            "{}#{fragment}",
+            self.main_url.make_relative(&other)?
+        ))
     }
 }
 

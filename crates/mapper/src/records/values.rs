@@ -108,6 +108,42 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Year, month and day of a day number since 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// A timestamptz in Iceberg's single-value JSON form, `2026-07-09T20:00:00.5+00:00` style: the
+/// fraction in 0, 3 or 6 digits as needed, which is what the `iceberg` crate writes. Written
+/// here because that crate's writer overflows (panics) on instants before 1970.
+pub(crate) fn timestamptz_text(micros: i64) -> String {
+    let (year, month, day) = civil_from_days(micros.div_euclid(86_400_000_000));
+    let of_day = micros.rem_euclid(86_400_000_000);
+    let seconds = of_day / 1_000_000;
+    let fraction = of_day % 1_000_000;
+    let fraction = if fraction == 0 {
+        String::new()
+    } else if fraction % 1000 == 0 {
+        format!(".{:03}", fraction / 1000)
+    } else {
+        format!(".{fraction:06}")
+    };
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{fraction}+00:00",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
 fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -285,5 +321,11 @@ mod tests {
         );
         assert_eq!(base64_bytes("aGk"), Some(b"hi".to_vec()));
         assert_eq!(base64_bytes("aGk="), Some(b"hi".to_vec()));
+        assert_eq!(timestamptz_text(-1), "1969-12-31T23:59:59.999999+00:00");
+        assert_eq!(timestamptz_text(500_000), "1970-01-01T00:00:00.500+00:00");
+        assert_eq!(
+            timestamptz_text(951_782_400_000_000),
+            "2000-02-29T00:00:00+00:00"
+        );
     }
 }
