@@ -1,5 +1,6 @@
 //! Developer tasks, run as `cargo xtask <task>`.
 
+mod bench_records;
 mod gen_records;
 
 use std::path::{Path, PathBuf};
@@ -20,7 +21,13 @@ tasks:
             seed (`cargo xtask gen-records --help` says more)
   bench     run the criterion benchmarks and print, from one run, compile time against
             serde_json's parse of the same bytes, the corpus check, and process start-up
-            against a hello-world binary (docs/performance.md)
+            against a hello-world binary, and the records benchmark below (docs/performance.md)
+  bench --records [--size SIZE] [--runs N]
+            generate (or reuse, cached in the target directory) NDJSON files of SIZE/4, SIZE/2
+            and SIZE (default 200MB) for testdata/records/bench/every-type.schema.json, and
+            time `schema2iceberg records` on each against serde_json parsing every line on one
+            thread (the floor), as whole processes: MB/s, the ratio, and peak memory; N runs
+            each (default 5), median
   bench --instructions
             count the instructions of each phase (parse, read, compile, Iceberg's build)
             under valgrind's callgrind: slower, but the same on every run";
@@ -160,7 +167,25 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Some("bench") => match bench() {
+        Some("bench") if std::env::args().nth(2).as_deref() == Some("--records") => {
+            let args: Vec<String> = std::env::args().skip(3).collect();
+            match bench_records::parse_args(&args)
+                .and_then(|options| bench_records::run(&repository_root(), &options, cargo))
+            {
+                Ok(()) => true,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    false
+                }
+            }
+        }
+        Some("bench") => match bench().and_then(|()| {
+            bench_records::run(
+                &repository_root(),
+                &bench_records::Options::default(),
+                cargo,
+            )
+        }) {
             Ok(()) => true,
             Err(message) => {
                 eprintln!("error: {message}");
@@ -185,8 +210,8 @@ fn main() -> ExitCode {
 
 /// The median of one criterion benchmark, in nanoseconds, from its `estimates.json`.
 fn criterion_median(group: &str, bench: &str) -> Option<f64> {
-    let path = repository_root()
-        .join("target/criterion")
+    let path = bench_records::target_dir(&repository_root())
+        .join("criterion")
         .join(group)
         .join(bench)
         .join("new/estimates.json");
@@ -280,8 +305,9 @@ fn bench() -> Result<(), String> {
             human(check)
         );
     }
-    let hello_source = repository_root().join("target/xtask-hello.rs");
-    let hello = repository_root().join("target/xtask-hello");
+    let target = bench_records::target_dir(&repository_root());
+    let hello_source = target.join("xtask-hello.rs");
+    let hello = target.join("xtask-hello");
     std::fs::write(&hello_source, "fn main() { println!(\"hello\"); }\n")
         .map_err(|e| e.to_string())?;
     let built = Command::new("rustc")
@@ -293,7 +319,7 @@ fn bench() -> Result<(), String> {
     if !built.success() {
         return Err("rustc could not build the hello-world binary".to_string());
     }
-    let tool = repository_root().join("target/release/schema2iceberg");
+    let tool = target.join("release/schema2iceberg");
     let runs = 200;
     let ours = median_run(&tool, &["--version"], runs)?;
     let baseline = median_run(&hello, &[], runs)?;
@@ -329,7 +355,8 @@ fn bench_instructions() -> Result<(), String> {
     ]) {
         return Err("the phase_instructions example did not build".to_string());
     }
-    let program = repository_root().join("target/release/examples/phase_instructions");
+    let program =
+        bench_records::target_dir(&repository_root()).join("release/examples/phase_instructions");
     // Enough repetitions that the set-up's share is small; callgrind runs about 50× slower.
     let files = [
         ("seed_event", 200),

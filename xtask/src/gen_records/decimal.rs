@@ -68,7 +68,7 @@ impl Decimal {
                 .checked_mul(power_of_ten(shift.unsigned_abs())?)?
         } else {
             let divisor = power_of_ten(shift.unsigned_abs()).unwrap_or(u128::MAX);
-            if self.digits % divisor != 0 {
+            if !self.digits.is_multiple_of(divisor) {
                 return None;
             }
             self.digits / divisor
@@ -96,7 +96,7 @@ impl Decimal {
             (m, false)
         } else {
             match power_of_ten(shift.unsigned_abs()) {
-                Some(p) => (self.digits / p, self.digits % p != 0),
+                Some(p) => (self.digits / p, !self.digits.is_multiple_of(p)),
                 None => (0, self.digits != 0),
             }
         };

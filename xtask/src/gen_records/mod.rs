@@ -108,7 +108,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         format!("size `{text}`: expected a number with an optional unit, like 200MB")
     })?;
     let bytes = value * multiplier as f64;
-    if !(bytes >= 1.0 && bytes < 1e15) {
+    if !(1.0..1e15).contains(&bytes) {
         return Err(format!(
             "size `{text}`: must be at least 1 byte and below 1 PB"
         ));
@@ -192,10 +192,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ),
         None => Box::new(std::io::stdout().lock()),
     };
+    write_records(&mut generator, request.size, sink)
+}
+
+/// Writes records, one a line, until at least `size` bytes are written.
+pub fn write_records(
+    generator: &mut Generator,
+    size: u64,
+    sink: impl std::io::Write,
+) -> Result<(), String> {
     let mut sink = std::io::BufWriter::with_capacity(1 << 20, sink);
     let mut written: u64 = 0;
     let mut line = String::new();
-    while written < request.size {
+    while written < size {
         line.clear();
         generator.next_record(&mut line);
         line.push('\n');
@@ -204,8 +213,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         written += line.len() as u64;
     }
     sink.flush()
-        .map_err(|e| format!("cannot write the records: {e}"))?;
-    Ok(())
+        .map_err(|e| format!("cannot write the records: {e}"))
 }
 
 #[cfg(test)]

@@ -190,7 +190,7 @@ impl Reader<'_> {
         let constraints = &self.source(path)?.constraints;
         if let Some((keyword, text)) = constraints
             .get_key_value("enum")
-            .or_else(|| constraints.get_key_value("const").map(|(k, t)| (k, t)))
+            .or_else(|| constraints.get_key_value("const"))
         {
             return choice(path, keyword, text);
         }

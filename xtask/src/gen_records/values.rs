@@ -344,7 +344,7 @@ fn write_string(text: &str, out: &mut String) {
 }
 
 fn is_leap(year: u64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+    (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
 }
 
 /// `YYYY-MM-DD` from 1900 to 2199, with a leap day now and then.
