@@ -231,7 +231,7 @@ impl RecordChecker {
         })?;
         self.check_partition(&doc)?;
         self.validator.check(&value, &doc)?;
-        let converted = convert::convert_record(&self.plan, &doc)?;
+        let converted = convert::convert_record(&self.plan, &doc, want_row)?;
         let row = want_row.then(|| row::row_json(&self.plan, &converted.cells));
         Ok(Delivered {
             row,
