@@ -18,6 +18,7 @@ pub mod codes;
 pub mod corpus;
 pub mod diff;
 pub mod docs;
+mod records;
 mod render;
 mod source;
 
@@ -64,6 +65,10 @@ enum Command {
     /// $refs reach inlined under `definitions`.
     #[command(after_help = BUNDLE_HELP)]
     Bundle(BundleArgs),
+    /// Run sample records through the channel's steps: which reach the table, which go to the
+    /// dead-letter queue, and why.
+    #[command(after_help = records::HELP)]
+    Records(records::RecordsArgs),
 }
 
 const BUNDLE_HELP: &str = "\
@@ -336,6 +341,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Command::Check(args) => run_check(args),
         Command::Diff(args) => run_diff(args),
         Command::Bundle(args) => run_bundle(args),
+        Command::Records(args) => records::run_records(args),
     }
 }
 
@@ -430,10 +436,16 @@ fn usage_error(message: &str) -> ExitCode {
 /// I/O error otherwise.
 fn print_stdout(text: &str, exit: u8) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
-    match stdout
+    let written = stdout
         .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+        .and_then(|()| stdout.flush());
+    stdout_written(written, exit)
+}
+
+/// How writing a command's standard output ended, as an exit code: `print_stdout`'s rule, for
+/// `records`, which streams its output rather than writing one string.
+fn stdout_written(written: std::io::Result<()>, exit: u8) -> ExitCode {
+    match written {
         Ok(()) => ExitCode::from(exit),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_USAGE),
         Err(e) => usage_error(&format!("cannot write to standard output: {e}")),
