@@ -156,9 +156,10 @@ pub(crate) fn read_inputs(
             InputKind::GetRecords => read_get_records(reader, &name, &mut batcher),
             InputKind::Raw => read_raw(reader, &name, &mut batcher),
         };
-        // A batch never spans two inputs, so that each names one file.
-        let proceed = read? && batcher.flush();
-        if !proceed {
+        // A batch never spans two inputs, so that each names one file; the records read before
+        // an input error are still checked.
+        let flushed = batcher.flush();
+        if !(read? && flushed) {
             break;
         }
     }

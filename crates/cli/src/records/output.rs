@@ -254,10 +254,17 @@ fn text_failure(
         )));
     }
     let text = json_text.and_then(|bytes| std::str::from_utf8(bytes).ok());
-    let window = failure
-        .span
-        .zip(text)
-        .and_then(|((start, end), text)| span_line(text, start, end).map(|w| (text, w)));
+    let window = failure.span.zip(text).and_then(|((start, end), text)| {
+        // A JSON text that ends too early is reported at its very end, after the final newline;
+        // the last character written is the place to show.
+        let written = text.trim_end().len();
+        let (start, end) = if start >= written {
+            (written, written)
+        } else {
+            (start, end)
+        };
+        span_line(text, start, end).map(|w| (text, w))
+    });
     if window.is_some() && style.record_format == RecordFormat::GsrJson {
         notes.push(Level::NOTE.message(
             "the underlined text is in the GSR payload, after the 18-byte header (inflated when compressed)",
