@@ -44,7 +44,10 @@ fn check(case: &Path) -> String {
     format!(
         "$ schema2iceberg {}\nexit code: {}\n--- stdout\n{}--- stderr\n{}",
         command_line.join(" "),
-        output.status.code().map_or("signal".to_string(), |c| c.to_string()),
+        output
+            .status
+            .code()
+            .map_or("signal".to_string(), |c| c.to_string()),
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )

@@ -41,8 +41,17 @@ the record format come from the flags, else from --channel-config, else from the
 schema2iceberg.toml entry for the schema (its partition and channel-config); a flag that
 contradicts a channel configuration is a usage error.
 
-Reason codes: malformed-json, gsr-not-framed, gsr-framed, gsr-header, gsr-schema-version,
-missing-partition, missing-required, schema-violation, out-of-range, invalid-value.
+Reason codes, in the order of the steps: gsr-not-framed, gsr-framed, gsr-header,
+gsr-schema-version, malformed-json, missing-partition, missing-required, schema-violation,
+out-of-range, invalid-value.
+
+Output: records are printed in input order. --format ndjson prints one object a record with
+\"input\" (the file, or -), \"record\" (1-based in that input), \"line\" (ndjson) or
+\"sequence-number\" (get-records), \"verdict\" (delivered or dlq), and for the DLQ \"reason\",
+\"pointer\" (\"\" is the whole record), \"message\" and \"keyword\"; with --show all, a delivered
+record has \"row\" (each value in Iceberg's single-value JSON) and \"dropped\" (the pointers of
+fields without a column). --format json wraps the same objects in {\"records\": [...],
+\"summary\": {...}}. Memory stays bounded whatever the input size.
 
 Examples:
   schema2iceberg records schema.json samples.ndjson --partition event_time
@@ -163,8 +172,7 @@ fn records(args: &RecordsArgs) -> Result<ExitCode, String> {
                 ColorWhen::Always => true,
                 ColorWhen::Never => false,
                 ColorWhen::Auto => {
-                    anstream::AutoStream::choice(&std::io::stderr())
-                        != anstream::ColorChoice::Never
+                    anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
                 }
             };
             let _ = anstream::stderr().write_all(render::text(&ws, &compiled, color).as_bytes());
@@ -265,7 +273,8 @@ fn toml_settings(schema: Option<&Path>) -> Result<FileSettings, String> {
         return Ok(FileSettings::default());
     };
     let display = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read `{display}`: {e}"))?;
+    let text =
+        std::fs::read_to_string(&path).map_err(|e| format!("cannot read `{display}`: {e}"))?;
     let config = config::load(&path, &display, &text).map_err(|diagnostics| {
         let mut message = format!("`{display}` has mistakes, so no record was checked:\n");
         for d in &diagnostics {
@@ -380,4 +389,20 @@ fn channel_setup(args: &RecordsArgs, schema: Option<&Path>) -> Result<ChannelSet
             channel::RecordFormat::GsrJson => RecordFormat::GsrJson,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use schema2iceberg_mapper::records::Reason;
+
+    #[test]
+    fn the_help_lists_every_reason_in_step_order() {
+        let listed = HELP_REASONS.split(", ").collect::<Vec<_>>();
+        let codes: Vec<&str> = Reason::ALL.iter().map(|r| r.code()).collect();
+        assert_eq!(listed, codes);
+        let flat = super::HELP.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(HELP_REASONS), "{flat}");
+    }
+
+    const HELP_REASONS: &str = "gsr-not-framed, gsr-framed, gsr-header, gsr-schema-version, malformed-json, missing-partition, missing-required, schema-violation, out-of-range, invalid-value";
 }

@@ -131,7 +131,10 @@ pub(crate) fn footer(format: RecordsFormat, tally: &Tally, printed_any: bool) ->
             let _ = writeln!(
                 out,
                 "{} read: {} delivered, {} to the dead-letter queue",
-                plural(usize::try_from(tally.records).unwrap_or(usize::MAX), "record"),
+                plural(
+                    usize::try_from(tally.records).unwrap_or(usize::MAX),
+                    "record"
+                ),
                 tally.delivered,
                 tally.dead_letters()
             );

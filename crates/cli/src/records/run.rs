@@ -64,7 +64,8 @@ impl Pipeline<'_> {
         let names: Vec<String> = self.sources.iter().map(Source::name).collect();
         std::thread::scope(|scope| {
             let reader = scope.spawn(move || {
-                let mut emit = |batch: Batch| token_rx.recv().is_ok() && batch_tx.send(batch).is_ok();
+                let mut emit =
+                    |batch: Batch| token_rx.recv().is_ok() && batch_tx.send(batch).is_ok();
                 read_inputs(self.sources, self.kind, &mut emit)
             });
             for _ in 0..self.workers {
@@ -80,7 +81,9 @@ impl Pipeline<'_> {
             let input_error = match reader.join() {
                 Ok(Ok(())) => None,
                 Ok(Err(e)) => Some(e),
-                Err(_) => Some(InputError("the input reader stopped unexpectedly".to_string())),
+                Err(_) => Some(InputError(
+                    "the input reader stopped unexpectedly".to_string(),
+                )),
             };
             RunOutcome {
                 tally,
