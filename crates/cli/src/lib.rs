@@ -39,6 +39,7 @@ Examples:
   schema2iceberg compile schema.json --format json > table.json
   cat schema.json | schema2iceberg compile - --draft 04
   schema2iceberg bundle schema.json > schema.bundled.json   # the one document to register
+  schema2iceberg records schema.json samples.ndjson --partition event_time   # which reach the table
 
 Exit codes: 0 compiled (warnings allowed), 1 the schema has errors, 2 usage or I/O error.";
 
