@@ -347,13 +347,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
 }
 
 fn run_bundle(args: BundleArgs) -> ExitCode {
-    let color = match args.color.color {
-        ColorWhen::Always => true,
-        ColorWhen::Never => false,
-        ColorWhen::Auto => {
-            anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
-        }
-    };
+    let color = stderr_color_enabled(args.color.color);
     let outcome = bundle::bundle_file(&bundle::BundleRequest {
         schema: args.schema,
         draft: args.read.draft.draft,
@@ -400,6 +394,18 @@ fn color_enabled(when: ColorWhen) -> bool {
         ColorWhen::Never => false,
         ColorWhen::Auto => {
             anstream::AutoStream::choice(&std::io::stdout()) != anstream::ColorChoice::Never
+        }
+    }
+}
+
+/// `--color` for what goes to standard error (`bundle`'s diagnostics, and those of a schema
+/// that `records` cannot compile).
+fn stderr_color_enabled(when: ColorWhen) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
         }
     }
 }

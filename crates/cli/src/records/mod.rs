@@ -16,12 +16,15 @@ use schema2iceberg_mapper::records::{
     parse_uuid, RecordChecker, RecordFormat, RecordOptions, SetupError,
 };
 use schema2iceberg_mapper::CompileOptions;
-use schema2iceberg_parser::{JsonFile, Location};
+use schema2iceberg_parser::{JsonFile, Location, Severity, Workspace};
 
 use crate::check::config::{self, FileSettings};
 use crate::diff::RecordFormatFlag;
 use crate::source::{self, BasePath, SchemaSource};
-use crate::{color_enabled, render, stdout_written, usage_error, ColorArg, ColorWhen, ReadArgs};
+use crate::{
+    color_enabled, render, stderr_color_enabled, stdout_written, usage_error, ColorArg, ColorWhen,
+    ReadArgs,
+};
 use input::{InputKind, Source};
 use output::{RecordsFormat, Show, Style};
 
@@ -165,26 +168,7 @@ fn records(args: &RecordsArgs) -> Result<ExitCode, String> {
         format: setup.record_format,
         schema_version_id: args.schema_version_id,
     };
-    let checker = match RecordChecker::new(&ws, &compile_options, options) {
-        Ok(checker) => checker,
-        Err(SetupError::Schema(compiled)) => {
-            let color = match args.color.color {
-                ColorWhen::Always => true,
-                ColorWhen::Never => false,
-                ColorWhen::Auto => {
-                    anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
-                }
-            };
-            let _ = anstream::stderr().write_all(render::text(&ws, &compiled, color).as_bytes());
-            return Err(format!(
-                "`{display}` {}, so no record can be checked",
-                SetupError::Schema(compiled)
-                    .to_string()
-                    .trim_start_matches("the schema ")
-            ));
-        }
-        Err(other) => return Err(other.to_string()),
-    };
+    let checker = checker(&ws, &display, &compile_options, options, args.color.color)?;
     let style = Style {
         format: args.format,
         show: args.show,
@@ -211,6 +195,29 @@ fn records(args: &RecordsArgs) -> Result<ExitCode, String> {
         // The records before the bad input are printed; the error decides the exit code.
         Some(e) if outcome.write_result.is_ok() => Err(e.to_string()),
         _ => Ok(stdout_written(outcome.write_result, exit)),
+    }
+}
+
+/// The checker of the schema; a schema that does not compile has its diagnostics rendered on
+/// standard error as compile renders them, and is a usage error (exit 2).
+fn checker(
+    ws: &Workspace,
+    display: &str,
+    compile_options: &CompileOptions,
+    options: RecordOptions,
+    color: ColorWhen,
+) -> Result<RecordChecker, String> {
+    match RecordChecker::new(ws, compile_options, options) {
+        Ok(checker) => Ok(checker),
+        Err(SetupError::Schema(compiled)) => {
+            let color = stderr_color_enabled(color);
+            let _ = anstream::stderr().write_all(render::text(ws, &compiled, color).as_bytes());
+            Err(format!(
+                "`{display}` does not compile to a table ({}), so no record can be checked",
+                render::plural(compiled.count(Severity::Error), "error")
+            ))
+        }
+        Err(other) => Err(other.to_string()),
     }
 }
 
