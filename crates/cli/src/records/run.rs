@@ -186,3 +186,76 @@ fn write_in_order(
     let result = out.write_all(footer.as_bytes()).and_then(|()| out.flush());
     (tally, result)
 }
+
+#[cfg(test)]
+mod tests {
+    use schema2iceberg_mapper::records::{RecordFormat, RecordOptions};
+    use schema2iceberg_mapper::CompileOptions;
+    use schema2iceberg_parser::{LoadOptions, Url, Workspace};
+
+    use super::*;
+    use crate::records::input::{InputKind, BATCH_RECORDS};
+    use crate::records::output::{RecordsFormat, Show};
+
+    /// Many batches on more workers than cores: the output must still be in input order, and
+    /// every record accounted for.
+    #[test]
+    fn output_keeps_input_order_across_batches_and_workers() {
+        let schema = br#"{"type": "object", "properties": {"id": {"type": "integer", "maximum": 1000000}}, "required": ["id"]}"#;
+        let base = Url::parse("file:///schemas/order.json").unwrap();
+        let ws = Workspace::from_bytes("order.json", schema.to_vec(), base, LoadOptions::default());
+        let checker =
+            RecordChecker::new(&ws, &CompileOptions::default(), RecordOptions::default()).unwrap();
+        let count = BATCH_RECORDS * 7 + 13;
+        // Every seventh record fails, and some records are much longer, so that batches take
+        // different times and finish out of order.
+        let mut text = String::new();
+        for i in 0..count {
+            if i % 7 == 0 {
+                text.push_str(&format!("{{\"id\": \"{i}\"}}\n"));
+            } else if i % 101 == 0 {
+                text.push_str(&format!(
+                    "{{\"id\": {i}, \"pad\": \"{}\"}}\n",
+                    "x".repeat(50_000)
+                ));
+            } else {
+                text.push_str(&format!("{{\"id\": {i}}}\n"));
+            }
+        }
+        let path =
+            std::env::temp_dir().join(format!("records-order-{}.ndjson", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let sources = [Source::File(path.clone())];
+        let pipeline = Pipeline {
+            checker: &checker,
+            sources: &sources,
+            kind: InputKind::Ndjson,
+            style: Style {
+                format: RecordsFormat::Ndjson,
+                show: Show::All,
+                input: InputKind::Ndjson,
+                record_format: RecordFormat::Json,
+                color: false,
+            },
+            workers: 4,
+        };
+        let mut out = Vec::new();
+        let outcome = pipeline.run(&mut out);
+        std::fs::remove_file(&path).unwrap();
+        assert!(outcome.input_error.is_none());
+        assert!(outcome.write_result.is_ok());
+        let lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), count);
+        for (i, line) in lines.iter().enumerate() {
+            assert_eq!(line["line"], i + 1, "record {i} is out of place");
+            let verdict = if i % 7 == 0 { "dlq" } else { "delivered" };
+            assert_eq!(line["verdict"], verdict, "record {i}");
+        }
+        assert_eq!(outcome.tally.records, count as u64);
+        assert_eq!(outcome.tally.dead_letters(), count.div_ceil(7) as u64);
+    }
+}
