@@ -18,6 +18,7 @@ pub mod codes;
 pub mod corpus;
 pub mod diff;
 pub mod docs;
+mod records;
 mod render;
 mod source;
 
@@ -38,6 +39,7 @@ Examples:
   schema2iceberg compile schema.json --format json > table.json
   cat schema.json | schema2iceberg compile - --draft 04
   schema2iceberg bundle schema.json > schema.bundled.json   # the one document to register
+  schema2iceberg records schema.json samples.ndjson --partition event_time   # which reach the table
 
 Exit codes: 0 compiled (warnings allowed), 1 the schema has errors, 2 usage or I/O error.";
 
@@ -64,6 +66,10 @@ enum Command {
     /// $refs reach inlined under `definitions`.
     #[command(after_help = BUNDLE_HELP)]
     Bundle(BundleArgs),
+    /// Run sample records through the channel's steps: which reach the table, which go to the
+    /// dead-letter queue, and why.
+    #[command(after_help = records::HELP)]
+    Records(records::RecordsArgs),
 }
 
 const BUNDLE_HELP: &str = "\
@@ -336,17 +342,12 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Command::Check(args) => run_check(args),
         Command::Diff(args) => run_diff(args),
         Command::Bundle(args) => run_bundle(args),
+        Command::Records(args) => records::run_records(args),
     }
 }
 
 fn run_bundle(args: BundleArgs) -> ExitCode {
-    let color = match args.color.color {
-        ColorWhen::Always => true,
-        ColorWhen::Never => false,
-        ColorWhen::Auto => {
-            anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
-        }
-    };
+    let color = stderr_color_enabled(args.color.color);
     let outcome = bundle::bundle_file(&bundle::BundleRequest {
         schema: args.schema,
         draft: args.read.draft.draft,
@@ -397,6 +398,18 @@ fn color_enabled(when: ColorWhen) -> bool {
     }
 }
 
+/// `--color` for what goes to standard error (`bundle`'s diagnostics, and those of a schema
+/// that `records` cannot compile).
+fn stderr_color_enabled(when: ColorWhen) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never
+        }
+    }
+}
+
 fn run_check(args: CheckArgs) -> ExitCode {
     let request = check::CheckRequest {
         dir: PathBuf::from("."),
@@ -430,10 +443,16 @@ fn usage_error(message: &str) -> ExitCode {
 /// I/O error otherwise.
 fn print_stdout(text: &str, exit: u8) -> ExitCode {
     let mut stdout = std::io::stdout().lock();
-    match stdout
+    let written = stdout
         .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+        .and_then(|()| stdout.flush());
+    stdout_written(written, exit)
+}
+
+/// How writing a command's standard output ended, as an exit code: `print_stdout`'s rule, for
+/// `records`, which streams its output rather than writing one string.
+fn stdout_written(written: std::io::Result<()>, exit: u8) -> ExitCode {
+    match written {
         Ok(()) => ExitCode::from(exit),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_USAGE),
         Err(e) => usage_error(&format!("cannot write to standard output: {e}")),

@@ -177,10 +177,21 @@ pub fn diagnostic(source: Option<&str>, d: &Diagnostic, color: bool) -> String {
     renderer.render(&[group])
 }
 
-/// The source line that holds the diagnostic's start, and the span's range within it (cut at
-/// the line's end): a snippet of one line keeps rendering cheap for huge files.
+/// The source line that holds the diagnostic's start, and the span's range within it.
 fn line_window<'t>(text: &'t str, d: &Diagnostic) -> Option<(&'t str, std::ops::Range<usize>)> {
-    let start = d.location.span.start().min(text.len());
+    span_line(text, d.location.span.start(), d.location.span.end())
+        .map(|(_, line, range)| (line, range))
+}
+
+/// The line of `text` that holds byte `start`: the byte where that line starts, its text
+/// (without a trailing `\r`), and `start..end` within it, cut at the line's end. A snippet of
+/// one line keeps rendering cheap for huge files; `records` draws its failures with it too.
+pub(crate) fn span_line(
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Option<(usize, &str, std::ops::Range<usize>)> {
+    let start = start.min(text.len());
     let line_start = text.get(..start)?.rfind('\n').map_or(0, |i| i + 1);
     let line_end = text
         .get(start..)?
@@ -189,10 +200,12 @@ fn line_window<'t>(text: &'t str, d: &Diagnostic) -> Option<(&'t str, std::ops::
     let line = text.get(line_start..line_end)?;
     let line = line.strip_suffix('\r').unwrap_or(line);
     let from = start - line_start;
-    let to = (d.location.span.end().max(start + 1) - line_start)
-        .min(line.len())
-        .max(from);
-    Some((line, from..to))
+    let mut to = (end.max(start + 1) - line_start).min(line.len()).max(from);
+    // A span may end inside a character (a one-byte span at a multi-byte one); widen it.
+    while !line.is_char_boundary(to) {
+        to += 1;
+    }
+    Some((line_start, line, from..to))
 }
 
 /// The closing line: what compiled, and how many of each severity.
@@ -219,7 +232,7 @@ pub fn summary(compiled: &Compiled) -> String {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
+pub(crate) fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("1 {word}")
     } else {

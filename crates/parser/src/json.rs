@@ -385,16 +385,19 @@ impl<'a> Reader<'a> {
 
     fn push(&mut self, value: JsonValue, start: usize) -> JsonId {
         let id = JsonId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
-        let children: Vec<JsonId> = match &value {
-            JsonValue::Array(items) => items.clone(),
-            JsonValue::Object(members) => members.iter().map(|m| m.value).collect(),
-            _ => Vec::new(),
-        };
-        for (slot, child) in children.into_iter().enumerate() {
+        let mut adopt = |slot: usize, child: JsonId| {
             if let Some(node) = self.nodes.get_mut(child.index()) {
                 node.parent = Some(id);
                 node.slot = u32::try_from(slot).unwrap_or(u32::MAX);
             }
+        };
+        match &value {
+            JsonValue::Array(items) => items.iter().enumerate().for_each(|(s, c)| adopt(s, *c)),
+            JsonValue::Object(members) => members
+                .iter()
+                .enumerate()
+                .for_each(|(s, m)| adopt(s, m.value)),
+            _ => {}
         }
         self.nodes.push(JsonNode {
             value,

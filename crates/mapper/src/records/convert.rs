@@ -17,10 +17,17 @@ pub(crate) struct Converted {
 }
 
 /// Converts the record at the root of `doc` to the table's row.
-pub(crate) fn convert_record(plan: &StructPlan, doc: &JsonDoc) -> Result<Converted, Failure> {
+/// Without `keep_values`, every value is still converted (that is what finds the failures), but
+/// text and byte values are not copied into the cells, which are then only placeholders.
+pub(crate) fn convert_record(
+    plan: &StructPlan,
+    doc: &JsonDoc,
+    keep_values: bool,
+) -> Result<Converted, Failure> {
     let mut converter = Converter {
         doc,
         dropped: Vec::new(),
+        keep_values,
     };
     let cells = converter.struct_cells(plan, doc.root())?;
     Ok(Converted {
@@ -32,6 +39,7 @@ pub(crate) fn convert_record(plan: &StructPlan, doc: &JsonDoc) -> Result<Convert
 struct Converter<'d> {
     doc: &'d JsonDoc,
     dropped: Vec<String>,
+    keep_values: bool,
 }
 
 impl Converter<'_> {
@@ -123,7 +131,12 @@ impl Converter<'_> {
                 let mut entries = Vec::with_capacity(members.len());
                 for member in members {
                     let cell = self.cell(value_plan, *required, member.value)?;
-                    entries.push((member.key.clone(), cell));
+                    let key = if self.keep_values {
+                        member.key.clone()
+                    } else {
+                        String::new()
+                    };
+                    entries.push((key, cell));
                 }
                 Ok(Cell::Map(entries))
             }
@@ -185,8 +198,12 @@ impl Converter<'_> {
                     )),
                 }
             }
-            (Plan::String { .. }, JsonValue::String(s)) => Ok(Cell::String(s.clone())),
-            (Plan::String { any_json: true }, _) => Ok(Cell::String(self.doc.compact(at))),
+            (Plan::String { .. }, JsonValue::String(s)) => {
+                Ok(Cell::String(self.text(|| s.clone())))
+            }
+            (Plan::String { any_json: true }, _) => {
+                Ok(Cell::String(self.text(|| self.doc.compact(at))))
+            }
             (Plan::Date, JsonValue::String(s)) => values::date_days(s)
                 .map(Cell::Date)
                 .ok_or_else(|| invalid("date (YYYY-MM-DD)")),
@@ -205,6 +222,15 @@ impl Converter<'_> {
                 .map(Cell::Binary)
                 .ok_or_else(|| invalid("base64 string (standard alphabet, padding optional)")),
             (plan, value) => Err(self.mismatch(value, column_kind(plan), at)),
+        }
+    }
+
+    /// A text value, copied only when the cells are kept.
+    fn text(&self, value: impl FnOnce() -> String) -> String {
+        if self.keep_values {
+            value()
+        } else {
+            String::new()
         }
     }
 

@@ -198,6 +198,13 @@ impl RecordChecker {
         self.partition.as_ref().map(|names| names.join("."))
     }
 
+    /// The JSON text the channel reads from a record's bytes: the bytes themselves for a `json`
+    /// channel, the payload after the header (inflated) for `gsr-json`; `None` when the framing
+    /// fails. [`Failure::span`] points into this text, so a report can show it.
+    pub fn json_text<'a>(&self, bytes: &'a [u8]) -> Option<std::borrow::Cow<'a, [u8]>> {
+        framing::unframe(bytes, self.options.format, self.options.schema_version_id).ok()
+    }
+
     /// What the channel does with one record's bytes. With `want_row`, a delivered record
     /// carries its row ([`Delivered::row`] and [`Delivered::cells`]).
     pub fn check(&self, bytes: &[u8], want_row: bool) -> Verdict {
@@ -231,7 +238,7 @@ impl RecordChecker {
         })?;
         self.check_partition(&doc)?;
         self.validator.check(&value, &doc)?;
-        let converted = convert::convert_record(&self.plan, &doc)?;
+        let converted = convert::convert_record(&self.plan, &doc, want_row)?;
         let row = want_row.then(|| row::row_json(&self.plan, &converted.cells));
         Ok(Delivered {
             row,

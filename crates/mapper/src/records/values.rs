@@ -23,6 +23,12 @@ pub(crate) enum NumberMisfit {
 /// integer: the unscaled value of a decimal at that scale, or the integer itself at scale 0.
 /// Fails when digits would be lost or when more than 38 digits are needed.
 pub(crate) fn unscaled(text: &str, scale: u32) -> Result<i128, NumberMisfit> {
+    // Most numbers are plain integers that fit: read them without the general path's digit list.
+    if scale == 0 && text.len() <= 18 && !text.contains(['.', 'e', 'E']) {
+        if let Ok(value) = text.parse::<i64>() {
+            return Ok(i128::from(value));
+        }
+    }
     let (negative, rest) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text),
@@ -247,14 +253,23 @@ pub(crate) fn time_micros(text: &str) -> Option<i64> {
 
 /// A UUID in its 8-4-4-4-12 hex form, either case.
 pub(crate) fn uuid_bytes(text: &str) -> Option<[u8; 16]> {
-    let groups: Vec<usize> = text.split('-').map(str::len).collect();
-    let hex: Vec<u8> = text.bytes().filter(|b| *b != b'-').collect();
-    if groups != [8, 4, 4, 4, 12] || !hex.iter().all(u8::is_ascii_hexdigit) {
+    let bytes = text.as_bytes();
+    if bytes.len() != 36 {
         return None;
     }
     let mut out = [0u8; 16];
-    for (slot, pair) in out.iter_mut().zip(hex.chunks(2)) {
-        *slot = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    let mut nibbles = 0usize;
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if *b != b'-' {
+                return None;
+            }
+            continue;
+        }
+        let value = char::from(*b).to_digit(16)?;
+        let slot = out.get_mut(nibbles / 2)?;
+        *slot = (*slot << 4) | u8::try_from(value).ok()?;
+        nibbles += 1;
     }
     Some(out)
 }
