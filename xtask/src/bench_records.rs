@@ -182,15 +182,20 @@ pub fn run(
     options: &Options,
     cargo: impl Fn(&[&str]) -> bool,
 ) -> Result<(), String> {
-    let built = cargo(&["build", "--release", "-p", "schema2iceberg"])
-        && cargo(&[
-            "build",
-            "--release",
-            "-p",
-            "xtask",
-            "--example",
-            "parse_floor",
-        ]);
+    // One build for both: built apart, the two feature sets (the example brings xtask's
+    // dev-dependencies) rebuild the mapper and the cli each time.
+    let built = cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "schema2iceberg",
+        "-p",
+        "xtask",
+        "--bin",
+        "schema2iceberg",
+        "--example",
+        "parse_floor",
+    ]);
     if !built {
         return Err("the release build of schema2iceberg or parse_floor failed".to_string());
     }
