@@ -42,10 +42,7 @@ pub enum Shape {
     Time,
     Timestamptz,
     Uuid,
-    /// `unpadded`: base64 without `=` padding may be written too.
-    Binary {
-        unpadded: bool,
-    },
+    Binary,
     Struct(StructShape),
     List {
         element: Box<Shape>,
@@ -161,14 +158,11 @@ impl Reader<'_> {
         let mut shaped = Vec::with_capacity(fields.len());
         for field in fields {
             let field_path = join(path, &field.name);
-            let (mut shape, enum_null) = self.shape(&field.field_type, &field_path)?;
+            let (shape, enum_null) = self.shape(&field.field_type, &field_path)?;
             let location = self.source(&field_path)?.location.as_ref();
             let nullable = !field.required
                 && self.partition != Some(field_path.as_str())
                 && (enum_null || self.admits_null(location));
-            if shape == (Shape::Binary { unpadded: false }) && self.unpadded_allowed(location) {
-                shape = Shape::Binary { unpadded: true };
-            }
             shaped.push(Field {
                 name: field.name.clone(),
                 always: field.required
@@ -257,7 +251,7 @@ impl Reader<'_> {
             PrimitiveType::Time => only_format(Shape::Time),
             PrimitiveType::Timestamptz => only_format(Shape::Timestamptz),
             PrimitiveType::Uuid => only_format(Shape::Uuid),
-            PrimitiveType::Binary => only_format(Shape::Binary { unpadded: false }),
+            PrimitiveType::Binary => only_format(Shape::Binary),
             other => Err(format!(
                 "column `{path}`: the mapper never makes a {other} column"
             )),
@@ -290,14 +284,6 @@ impl Reader<'_> {
             Ok(serde_json::Value::Array(types)) => types.iter().any(|t| t == "null"),
             _ => false,
         }
-    }
-
-    /// Whether a binary property's own schema is visible and has no `contentEncoding`. The
-    /// `jsonschema` crate checks `contentEncoding: base64` (draft-06 and -07) and refuses
-    /// unpadded text there, so unpadded base64 is written only where nothing checks it.
-    fn unpadded_allowed(&self, location: Option<&Location>) -> bool {
-        self.own_keyword(location, "type").is_some()
-            && self.own_keyword(location, "contentEncoding").is_none()
     }
 }
 

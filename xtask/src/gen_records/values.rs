@@ -175,10 +175,10 @@ fn write_value(rng: &mut Rng, shape: &Shape, out: &mut String) {
                 part(20..32)
             );
         }
-        Shape::Binary { unpadded } => {
+        Shape::Binary => {
             let bytes: Vec<u8> = (0..rng.below(48)).map(|_| rng.next_u64() as u8).collect();
             let text = base64::engine::general_purpose::STANDARD.encode(bytes);
-            let text = if *unpadded && rng.chance(50) {
+            let text = if rng.chance(50) {
                 text.trim_end_matches('=')
             } else {
                 &text
