@@ -190,36 +190,30 @@ fn write_value(rng: &mut Rng, shape: &Shape, out: &mut String) {
             element,
             min_items,
             max_items,
-        } => {
-            out.push('[');
-            let n = rng.between(*min_items as i128, *max_items as i128);
-            for i in 0..n {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_value(rng, element, out);
-            }
-            out.push(']');
-        }
+        } => write_items(rng, element, (*min_items, *max_items), false, out),
         Shape::Map {
             value,
             min_entries,
             max_entries,
-        } => {
-            out.push('{');
-            let n = rng.between(*min_entries as i128, *max_entries as i128);
-            for i in 0..n {
-                if i > 0 {
-                    out.push(',');
-                }
-                let word = rng.pick(WORDS).copied().unwrap_or("key");
-                write_string(&format!("{word}_{i}"), out);
-                out.push(':');
-                write_value(rng, value, out);
-            }
-            out.push('}');
-        }
+        } => write_items(rng, value, (*min_entries, *max_entries), true, out),
     }
+}
+
+/// A list (`keyed` false) or a map's entries, between the bounds in number.
+fn write_items(rng: &mut Rng, item: &Shape, bounds: (usize, usize), keyed: bool, out: &mut String) {
+    out.push(if keyed { '{' } else { '[' });
+    for i in 0..rng.between(bounds.0 as i128, bounds.1 as i128) {
+        if i > 0 {
+            out.push(',');
+        }
+        if keyed {
+            let word = rng.pick(WORDS).copied().unwrap_or("key");
+            write_string(&format!("{word}_{i}"), out);
+            out.push(':');
+        }
+        write_value(rng, item, out);
+    }
+    out.push(if keyed { '}' } else { ']' });
 }
 
 /// Mostly moderate values, sometimes the bounds themselves.
@@ -325,22 +319,9 @@ fn write_text(rng: &mut Rng, min: usize, max: usize, format: TextFormat, out: &m
     write_string(&text, out);
 }
 
-/// A JSON string literal; escapes what JSON requires, and `/` now and then, which JSON allows.
+/// A JSON string literal, escaped by serde_json.
 fn write_string(text: &str, out: &mut String) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    let _ = write!(out, "{}", serde_json::Value::from(text));
 }
 
 fn is_leap(year: u64) -> bool {
