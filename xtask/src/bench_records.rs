@@ -207,17 +207,21 @@ pub fn run(
         .map_err(|e| format!("cannot create {}: {e}", cache.display()))?;
     let schema = repository.join(SCHEMA);
     let sizes = [options.size / 4, options.size / 2, options.size];
+    // Made before the table, so that the generator's lines do not break it.
+    let files = sizes
+        .iter()
+        .map(|size| records_file(repository, &cache, *size))
+        .collect::<Result<Vec<_>, _>>()?;
     println!(
         "\nrecords against the floor: {}; median of {} runs after one warm-up (the file in the page cache)",
         machine(),
         options.runs
     );
     println!("| file | floor (serde_json, 1 thread) | records (all cores) | records / floor | records CPU time / wall | records peak memory |\n|---:|---:|---:|---:|---:|---:|");
-    for size in sizes {
-        let file = records_file(repository, &cache, size)?;
-        let bytes = std::fs::metadata(&file).map_or(size, |m| m.len());
+    for (size, file) in sizes.iter().zip(&files) {
+        let bytes = std::fs::metadata(file).map_or(*size, |m| m.len());
         let megabytes = bytes as f64 / 1e6;
-        let base = measure(&floor, &[&file], options.runs, &cache)?;
+        let base = measure(&floor, &[file], options.runs, &cache)?;
         let ours = measure(
             &tool,
             &[
@@ -225,7 +229,7 @@ pub fn run(
                 Path::new("--partition"),
                 Path::new(PARTITION),
                 &schema,
-                &file,
+                file,
             ],
             options.runs,
             &cache,
