@@ -37,6 +37,20 @@ pub enum JsonValue {
     Object(Vec<Member>),
 }
 
+impl JsonValue {
+    /// What kind of value it is, with its article, for messages: "a string", "null".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            JsonValue::Null => "null",
+            JsonValue::Bool(_) => "a boolean",
+            JsonValue::Number(_) => "a number",
+            JsonValue::String(_) => "a string",
+            JsonValue::Array(_) => "an array",
+            JsonValue::Object(_) => "an object",
+        }
+    }
+}
+
 /// One `"key": value` pair of an object.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Member {

@@ -323,17 +323,6 @@ impl Part {
     }
 }
 
-fn kind(value: &JsonValue) -> &'static str {
-    match value {
-        JsonValue::Null => "null",
-        JsonValue::Bool(_) => "a boolean",
-        JsonValue::Number(_) => "a number",
-        JsonValue::String(_) => "a string",
-        JsonValue::Array(_) => "an array",
-        JsonValue::Object(_) => "an object",
-    }
-}
-
 /// The checks of one file.
 struct Checker<'a> {
     file: &'a JsonFile,
@@ -435,7 +424,7 @@ impl<'a> Checker<'a> {
             }
             _ => None,
         };
-        let message = format!("`{key}` must be {expected}, not {}", kind(value));
+        let message = format!("`{key}` must be {expected}, not {}", value.kind());
         self.bad(&WRONG_TYPE, id, message, help);
     }
 
@@ -480,7 +469,7 @@ impl<'a> Checker<'a> {
                 let location = self.file.location(item);
                 let message = format!(
                     "each entry of `{list}` must be an object, not {}",
-                    kind(value)
+                    value.kind()
                 );
                 self.report(&WRONG_TYPE, location, message, None);
             }

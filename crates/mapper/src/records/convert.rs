@@ -59,7 +59,7 @@ impl Converter<'_> {
             return Err(self.fail(
                 Reason::InvalidValue,
                 at,
-                format!("{} where the table has a struct", kind(self.doc.value(at))),
+                format!("{} where the table has a struct", self.doc.value(at).kind()),
             ));
         };
         let mut cells = vec![Cell::Null; plan.fields.len()];
@@ -254,7 +254,7 @@ impl Converter<'_> {
         self.fail(
             Reason::InvalidValue,
             at,
-            format!("{} where the column is {column}", kind(value)),
+            format!("{} where the column is {column}", value.kind()),
         )
     }
 }
@@ -268,17 +268,6 @@ fn decimal_misfit(text: &str, scale: u32, misfit: NumberMisfit) -> String {
             "{text} needs more than 38 digits at scale {scale} (decimal(38, {scale}) holds magnitudes below 10^{})",
             38 - scale.min(38)
         ),
-    }
-}
-
-fn kind(value: &JsonValue) -> &'static str {
-    match value {
-        JsonValue::Null => "null",
-        JsonValue::Bool(_) => "a boolean",
-        JsonValue::Number(_) => "a number",
-        JsonValue::String(_) => "a string",
-        JsonValue::Array(_) => "an array",
-        JsonValue::Object(_) => "an object",
     }
 }
 

@@ -87,7 +87,10 @@ impl SchemaValidator {
                     main_json.pointer(at)
                 )
             })?)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e.instance_path().as_str() {
+                "" => e.to_string(),
+                at => format!("{e} (at {at})"),
+            })?;
         Ok(SchemaValidator {
             validator,
             main_url: main.url.clone(),

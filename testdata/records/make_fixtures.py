@@ -1,6 +1,9 @@
-import json, os, zlib, uuid
+import json, os, sys, uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_gsr import frame
 # Writes the fixture folders of testdata/records/ (schema.json, inputs, args). Run from anywhere:
-#   python3 testdata/records/make-fixtures.py
+#   python3 testdata/records/make_fixtures.py
 # The GSR records are built here byte by byte (header version, compression, schema version id,
 # then the JSON text, zlib-compressed by Python's zlib when the compression byte is 5).
 R=os.path.dirname(os.path.abspath(__file__))
@@ -29,8 +32,7 @@ def rec(body=''):
 VERSION=uuid.UUID('b7f2c1a4-3d5e-4f60-8a9b-0c1d2e3f4a5b')
 OTHER=uuid.UUID('00000000-0000-0000-0000-000000000001')
 def gsr(payload, compression=0, version=VERSION, header=3):
-    body = zlib.compress(payload) if compression==5 else payload
-    return bytes([header, compression]) + version.bytes + body
+    return frame(payload, compression, version, header)
 
 # --- one case per reason ---
 case('reason-malformed-json', schema(['"id": {"type": "integer"}']), [
