@@ -1,7 +1,7 @@
 //! The `schema2iceberg` command line: argument parsing, reading files, rendering and exit codes.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -464,17 +464,9 @@ fn run_compile(args: CompileArgs) -> ExitCode {
         return usage_error(&message);
     }
     let from_stdin = args.schema.as_os_str() == "-";
-    let bytes = if from_stdin {
-        let mut buffer = Vec::new();
-        match std::io::stdin().read_to_end(&mut buffer) {
-            Ok(_) => buffer,
-            Err(e) => return usage_error(&format!("cannot read standard input: {e}")),
-        }
-    } else {
-        match std::fs::read(&args.schema) {
-            Ok(bytes) => bytes,
-            Err(e) => return usage_error(&format!("cannot read `{}`: {e}", args.schema.display())),
-        }
+    let bytes = match source::read_schema(&args.schema, from_stdin) {
+        Ok(bytes) => bytes,
+        Err(message) => return usage_error(&message),
     };
     let request = CompileRequest {
         name: if from_stdin {

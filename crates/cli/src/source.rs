@@ -3,6 +3,7 @@
 //! the reference root and the draft. It sits on the parser's `Workspace::from_bytes`; the
 //! commands differ only in the `SchemaSource` they pass.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use schema2iceberg_parser::{absolute_path, default_ref_root, Draft, LoadOptions, Url, Workspace};
@@ -76,5 +77,19 @@ fn fallback_base() -> Url {
     match Url::parse("file:///schema.json") {
         Ok(url) => url,
         Err(_) => fallback_base(),
+    }
+}
+
+/// The schema's bytes, from the file or (`from_stdin`) standard input; the error says which
+/// could not be read. `compile` and `records` read their schema through it.
+pub(crate) fn read_schema(path: &Path, from_stdin: bool) -> Result<Vec<u8>, String> {
+    if from_stdin {
+        let mut buffer = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buffer)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        Ok(buffer)
+    } else {
+        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
     }
 }

@@ -7,7 +7,7 @@ mod input;
 mod output;
 mod run;
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -139,7 +139,7 @@ fn records(args: &RecordsArgs) -> Result<ExitCode, String> {
     source::ref_root_is_dir(args.read.ref_root.as_deref())?;
     let schema_from_stdin = args.schema.as_os_str() == "-";
     let sources = sources(&args.inputs, schema_from_stdin)?;
-    let bytes = read_schema(&args.schema, schema_from_stdin)?;
+    let bytes = crate::source::read_schema(&args.schema, schema_from_stdin)?;
     let setup = channel_setup(args, (!schema_from_stdin).then_some(args.schema.as_path()))?;
     if args.schema_version_id.is_some() && setup.record_format != RecordFormat::GsrJson {
         return Err("--schema-version-id applies to GSR records only; give --record-format gsr-json (or a channel configuration that says GSR_JSON / JSON_SCHEMA_GSR)".to_string());
@@ -258,19 +258,6 @@ fn sources(inputs: &[PathBuf], schema_from_stdin: bool) -> Result<Vec<Source>, S
         }
     }
     Ok(sources)
-}
-
-/// The schema's bytes, as compile reads them.
-fn read_schema(path: &Path, from_stdin: bool) -> Result<Vec<u8>, String> {
-    if from_stdin {
-        let mut buffer = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buffer)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        Ok(buffer)
-    } else {
-        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
-    }
 }
 
 /// The settings `schema2iceberg.toml` (found from the current directory up, as check and diff
