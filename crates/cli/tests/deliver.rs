@@ -224,6 +224,60 @@ fn scan(warehouse: &Path) -> (Vec<String>, Vec<String>) {
     })
 }
 
+/// Every data file of the current snapshot: its partition value (the hour) must be the hour of
+/// each of its rows' partition source, read from the Parquet file itself.
+fn check_partitions(warehouse: &Path, source: &str) -> usize {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let catalog = open_catalog(warehouse).await.unwrap();
+        let ident = TableIdent::new(NamespaceIdent::new("db".to_string()), "events".to_string());
+        let table = catalog.load_table(&ident).await.unwrap();
+        let snapshot = table.metadata().current_snapshot().unwrap().clone();
+        let list = table.manifest_list_reader(&snapshot).load().await.unwrap();
+        let mut files = 0;
+        for manifest_file in list.entries() {
+            let manifest = manifest_file.load_manifest(table.file_io()).await.unwrap();
+            for entry in manifest.entries() {
+                let data_file = entry.data_file();
+                let Some(Literal::Primitive(PrimitiveLiteral::Int(hour))) =
+                    data_file.partition().fields()[0].clone()
+                else {
+                    panic!("partition of {}: {:?}", data_file.file_path(), data_file.partition());
+                };
+                let bytes = table
+                    .file_io()
+                    .new_input(data_file.file_path())
+                    .unwrap()
+                    .read()
+                    .await
+                    .unwrap();
+                let reader =
+                    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes)
+                        .unwrap()
+                        .build()
+                        .unwrap();
+                for batch in reader {
+                    let batch = batch.unwrap();
+                    let column = batch.column_by_name(source).unwrap();
+                    for micros in column.as_primitive::<TimestampMicrosecondType>().values() {
+                        assert_eq!(
+                            micros.div_euclid(3_600_000_000),
+                            i64::from(hour),
+                            "{}",
+                            data_file.file_path()
+                        );
+                    }
+                }
+                files += 1;
+            }
+        }
+        files
+    })
+}
+
 fn checker(case: &Path) -> RecordChecker {
     let ws = Workspace::open(&case.join("schema.json"), LoadOptions::default()).unwrap();
     let options = CompileOptions {
@@ -282,6 +336,15 @@ fn delivered_rows_read_back_as_records_shows_them() {
             .map(|c| (c * 3).min(records.len()).to_string())
             .collect();
         assert_eq!(positions, expected_positions, "{name}");
+        let files = check_partitions(&options.warehouse, &partition(&case));
+        assert!(files >= 2, "{name}: {files} data files");
+        if std::env::var_os("DELIVER_KEEP").is_some() {
+            let kept = std::env::temp_dir().join(format!("deliver-{name}"));
+            let _ = std::fs::remove_dir_all(&kept);
+            std::fs::rename(&options.warehouse, &kept).unwrap();
+            eprintln!("kept the warehouse at {}", kept.display());
+            continue;
+        }
 
         // A second run over the same input delivers nothing.
         let again = deliver(&checker, &records, &options).unwrap();
