@@ -278,6 +278,20 @@ fn check_partitions(warehouse: &Path, source: &str) -> usize {
     })
 }
 
+/// The schema of the created table.
+fn created_schema(warehouse: &Path) -> iceberg::spec::Schema {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let catalog = open_catalog(warehouse).await.unwrap();
+        let ident = TableIdent::new(NamespaceIdent::new("db".to_string()), "events".to_string());
+        let table = catalog.load_table(&ident).await.unwrap();
+        table.metadata().current_schema().as_ref().clone()
+    })
+}
+
 fn checker(case: &Path) -> RecordChecker {
     let ws = Workspace::open(&case.join("schema.json"), LoadOptions::default()).unwrap();
     let options = CompileOptions {
@@ -308,8 +322,18 @@ fn delivered_rows_read_back_as_records_shows_them() {
         let checker = checker(&case);
         let records = input(&case);
         let temp = tempfile::tempdir().unwrap();
+        // DELIVER_KEEP=<dir> keeps the warehouse in <dir>/<case> for other readers (pyiceberg):
+        // the catalog stores absolute locations, so a warehouse cannot be moved afterwards.
+        let warehouse = match std::env::var_os("DELIVER_KEEP") {
+            Some(dir) => {
+                let kept = Path::new(&dir).join(&name);
+                let _ = std::fs::remove_dir_all(&kept);
+                kept
+            }
+            None => temp.path().join("warehouse"),
+        };
         let options = DeliverOptions {
-            warehouse: temp.path().join("warehouse"),
+            warehouse,
             namespace: "db".to_string(),
             table: "events".to_string(),
             cycle_records: 3,
@@ -328,6 +352,11 @@ fn delivered_rows_read_back_as_records_shows_them() {
         .unwrap();
         assert_eq!(first.len(), 1, "{name}");
         let rest = deliver(&checker, &records, &options).unwrap();
+        assert_eq!(
+            created_schema(&options.warehouse),
+            checker.compiled().schema.clone().unwrap(),
+            "{name}: create_table kept the compiled field ids"
+        );
         let cycles = records.len().div_ceil(3);
         assert_eq!(rest.len(), cycles - 1, "{name}: {rest:?}");
         let (rows, positions) = scan(&options.warehouse);
@@ -338,13 +367,6 @@ fn delivered_rows_read_back_as_records_shows_them() {
         assert_eq!(positions, expected_positions, "{name}");
         let files = check_partitions(&options.warehouse, &partition(&case));
         assert!(files >= 2, "{name}: {files} data files");
-        if std::env::var_os("DELIVER_KEEP").is_some() {
-            let kept = std::env::temp_dir().join(format!("deliver-{name}"));
-            let _ = std::fs::remove_dir_all(&kept);
-            std::fs::rename(&options.warehouse, &kept).unwrap();
-            eprintln!("kept the warehouse at {}", kept.display());
-            continue;
-        }
 
         // A second run over the same input delivers nothing.
         let again = deliver(&checker, &records, &options).unwrap();
