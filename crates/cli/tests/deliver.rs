@@ -245,7 +245,11 @@ fn check_partitions(warehouse: &Path, source: &str) -> usize {
                 let Some(Literal::Primitive(PrimitiveLiteral::Int(hour))) =
                     data_file.partition().fields()[0].clone()
                 else {
-                    panic!("partition of {}: {:?}", data_file.file_path(), data_file.partition());
+                    panic!(
+                        "partition of {}: {:?}",
+                        data_file.file_path(),
+                        data_file.partition()
+                    );
                 };
                 let bytes = table
                     .file_io()
