@@ -6,7 +6,12 @@
 //! again gives the same rows.
 
 // A test should stop loudly on a broken fixture; the no-panic rule is for code that reads input.
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::Path;
 use std::process::Command;
