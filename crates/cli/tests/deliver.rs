@@ -383,3 +383,31 @@ fn delivered_rows_read_back_as_records_shows_them() {
         assert_eq!(scan(&options.warehouse).0, expected, "{name}");
     }
 }
+
+/// A schema that compiles to another table is refused on an existing table, and nothing is
+/// written.
+#[test]
+fn a_different_schema_is_refused() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/deliver/roundtrip");
+    let records = input(&case);
+    let temp = tempfile::tempdir().unwrap();
+    let options = DeliverOptions {
+        warehouse: temp.path().join("warehouse"),
+        namespace: "db".to_string(),
+        table: "events".to_string(),
+        cycle_records: 100,
+        max_cycles: None,
+    };
+    deliver(&checker(&case), &records[..2], &options).unwrap();
+    let mut schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(case.join("schema.json")).unwrap()).unwrap();
+    schema["properties"].as_object_mut().unwrap().remove("flag");
+    let changed = temp.path().join("changed");
+    std::fs::create_dir(&changed).unwrap();
+    std::fs::write(changed.join("schema.json"), schema.to_string()).unwrap();
+    std::fs::copy(case.join("args"), changed.join("args")).unwrap();
+    let error = deliver(&checker(&changed), &records, &options).unwrap_err();
+    assert!(error.contains("cannot evolve"), "{error}");
+    let (rows, positions) = scan(&options.warehouse);
+    assert_eq!((rows.len(), positions), (2, vec!["2".to_string()]));
+}

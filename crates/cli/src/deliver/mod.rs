@@ -140,11 +140,21 @@ async fn table(
         .await
         .map_err(|e| e.to_string())?
     {
-        // TODO(issue 14): compare with the compiled table and refuse a difference, as diff does.
-        return catalog
+        let table = catalog
             .load_table(&ident)
             .await
-            .map_err(|e| format!("cannot load the table: {e}"));
+            .map_err(|e| format!("cannot load the table: {e}"))?;
+        let metadata = table.metadata();
+        // TODO(issue 14): print the differences as `diff` does, and exit 1.
+        if metadata.current_schema().as_ref() != schema
+            || metadata.default_partition_spec().fields() != spec.fields()
+        {
+            return Err(format!(
+                "the table `{}.{}` exists with another schema or partition spec than the schema compiles to; the channel's table cannot evolve",
+                options.namespace, options.table
+            ));
+        }
+        return Ok(table);
     }
     let creation = TableCreation::builder()
         .name(options.table.clone())
