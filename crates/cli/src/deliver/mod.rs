@@ -174,6 +174,35 @@ async fn table(
         .map_err(|e| format!("cannot create the table: {e}"))
 }
 
+/// The lock file that one `deliver` run holds on a warehouse for its whole run.
+pub const LOCK_FILE: &str = "deliver.lock";
+
+/// Takes the warehouse's lock, or fails at once when another run holds it. Needed for exactly
+/// once: `Transaction::commit` reloads the table and re-applies the append on a conflict, so two
+/// runs that both started at the same position would both commit the same records.
+fn lock_warehouse(warehouse: &Path) -> Result<std::fs::File, String> {
+    std::fs::create_dir_all(warehouse)
+        .map_err(|e| format!("cannot create the warehouse `{}`: {e}", warehouse.display()))?;
+    let path = warehouse.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
+            "another deliver is writing to the warehouse `{}` (it holds `{}`); run again when it has finished",
+            warehouse.display(),
+            path.display()
+        )),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(format!("cannot lock `{}`: {e}", path.display()))
+        }
+    }
+}
+
 /// How far into the input the table's current snapshot reached.
 fn committed_position(table: &Table) -> Result<u64, String> {
     let Some(snapshot) = table.metadata().current_snapshot() else {
@@ -196,6 +225,7 @@ async fn deliver_async(
     records: &[Vec<u8>],
     options: &DeliverOptions,
 ) -> Result<Vec<CycleReport>, String> {
+    let _lock = lock_warehouse(&options.warehouse)?;
     let catalog = open_catalog(&options.warehouse).await?;
     let mut table = table(&catalog, checker, options).await?;
     let start = usize::try_from(committed_position(&table)?).unwrap_or(usize::MAX);
