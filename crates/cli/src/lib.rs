@@ -16,6 +16,7 @@ pub mod bundle;
 pub mod check;
 pub mod codes;
 pub mod corpus;
+pub mod deliver;
 pub mod diff;
 pub mod docs;
 mod records;
