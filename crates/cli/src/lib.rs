@@ -71,6 +71,10 @@ enum Command {
     /// dead-letter queue, and why.
     #[command(after_help = records::HELP)]
     Records(records::RecordsArgs),
+    /// Act as the channel, locally: create its table in a local Iceberg catalog and deliver
+    /// records into it, cycle by cycle, with failures in a dead-letter folder.
+    #[command(after_help = deliver::HELP)]
+    Deliver(deliver::DeliverArgs),
 }
 
 const BUNDLE_HELP: &str = "\
@@ -344,6 +348,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Command::Diff(args) => run_diff(args),
         Command::Bundle(args) => run_bundle(args),
         Command::Records(args) => records::run_records(args),
+        Command::Deliver(args) => deliver::run_deliver(args),
     }
 }
 

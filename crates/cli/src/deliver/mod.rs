@@ -1,344 +1,408 @@
-//! `deliver` (issue 14, spike): writes the records a channel delivers into a real Iceberg table
-//! in an embedded SQLite SQL catalog (`<warehouse>/catalog.db`, the JDBC / pyiceberg `SqlCatalog`
-//! layout), one `fast_append` commit per delivery cycle. Not wired into the command line yet;
-//! see docs/deliver-notes.md for what works and what issue 14 still needs.
+//! `schema2iceberg deliver`: a local channel. It creates the table as the channel would, in an
+//! embedded SQLite SQL catalog (`<warehouse>/catalog.db`, the layout of Iceberg's JDBC catalog
+//! and pyiceberg's `SqlCatalog`), and writes the records the channel delivers into it, one
+//! append commit per delivery cycle, with the failures in a local dead-letter folder. The
+//! records are checked as `records` checks them, on the same pipeline.
 
 mod arrow;
+mod cycle;
+mod dlq;
+mod output;
+mod progress;
+mod table;
+mod target;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::io::Write as _;
+use std::num::NonZeroU64;
+use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use iceberg::arrow::{schema_to_arrow_schema, RecordBatchPartitionSplitter};
-use iceberg::io::LocalFsStorageFactory;
-use iceberg::spec::DataFileFormat;
 use iceberg::table::Table;
-use iceberg::transaction::{ApplyTransactionAction, Transaction};
-use iceberg::writer::base_writer::data_file_writer::DataFileWriterBuilder;
-use iceberg::writer::file_writer::location_generator::{
-    DefaultFileNameGenerator, DefaultLocationGenerator,
-};
-use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
-use iceberg::writer::file_writer::ParquetWriterBuilder;
-use iceberg::writer::partitioning::fanout_writer::FanoutWriter;
-use iceberg::writer::partitioning::PartitioningWriter;
-use iceberg::{Catalog, CatalogBuilder, NamespaceIdent, TableCreation, TableIdent};
-use iceberg_catalog_sql::{
-    SqlBindStyle, SqlCatalog, SqlCatalogBuilder, SQL_CATALOG_PROP_BIND_STYLE, SQL_CATALOG_PROP_URI,
-    SQL_CATALOG_PROP_WAREHOUSE,
-};
-use parquet::file::properties::WriterProperties;
-use schema2iceberg_mapper::records::{Cell, RecordChecker, Verdict};
+use schema2iceberg_mapper::diff::Side;
 
-/// The catalog name every row of `catalog.db` is keyed by; pyiceberg's `SqlCatalog` and Spark's
-/// JDBC catalog must be opened with the same name to see the table.
-pub const CATALOG_NAME: &str = "schema2iceberg";
+pub use progress::PROGRESS_PROPERTY;
+pub use table::{open_catalog, CATALOG_NAME, LOCK_FILE};
 
-/// The snapshot-summary property holding how many records of the input the table holds after
-/// this snapshot's cycle (a 1-based record position, as `records` numbers them).
-pub const POSITION_PROPERTY: &str = "schema2iceberg.input-position";
+use crate::diff::{existing_table_against_schema, DiffFormat};
+use crate::records::input::{InputKind, Source};
+use crate::records::run::{in_order, workers};
+use crate::records::{prepare, Prepared, RecordSourceArgs};
+use crate::{usage_error, ColorArg, EXIT_OK, EXIT_SCHEMA_ERRORS};
+use cycle::{BatchChecker, CyclePolicy, Driver};
+use output::{Bar, DeliverFormat, Summary};
+use target::Target;
 
-/// Where and how to deliver.
-#[derive(Debug, Clone)]
-pub struct DeliverOptions {
-    /// The warehouse folder: `catalog.db`, and the table under `<namespace>/<table>/`.
-    pub warehouse: PathBuf,
-    /// The namespace (the channel's database).
-    pub namespace: String,
-    /// The table name.
-    pub table: String,
-    /// Records per delivery cycle: one commit each.
-    pub cycle_records: usize,
-    /// Stop after this many cycles (a test hook for kill-and-resume).
-    pub max_cycles: Option<usize>,
+/// Records per cycle when neither `--cycle-records` nor arrival times decide.
+const DEFAULT_CYCLE_RECORDS: u64 = 100_000;
+
+/// The `after_help` of `deliver --help`.
+pub(crate) const HELP: &str = "\
+deliver does locally what the channel does in AWS. It creates the table as the channel would
+(the compiled schema with its field ids, the hour partition, format version 2, Parquet with the
+codec of CompressionType) in an embedded SQLite catalog, <warehouse>/catalog.db, with the data
+under <warehouse>/<namespace>/<table>/. It then checks the records exactly as `records` does and
+writes the delivered ones as Parquet files, one folder per hour, one commit per delivery cycle.
+Failed records go to <warehouse>/dlq/<ErrorOutputPrefix, or kinesis-channel/errors/<channel>/local/>,
+one NDJSON file per cycle, holding the record's place, reason, pointer and message (the payload
+only with --dlq-payload), as AWS documents for the channel's dead-letter queue.
+
+Cycles: --cycle-records records each (default 100000); for get-records input, as the channel
+does, a cycle gathers the records that arrived within DataFreshnessInSeconds (default 300) of
+its first (ApproximateArrivalTimestamp).
+
+Exactly once: each commit records in its snapshot summary (schema2iceberg.progress) how many
+records of each input (a file by its absolute path, standard input as -) are done. Running
+again, or after a run was killed, skips them, so nothing is delivered twice and nothing is lost; an input that differs
+from the one delivered under its name is refused.
+
+The table cannot evolve: on an existing table that differs from the table the schema compiles
+to, deliver prints the differences, as diff does, and exits 1 without writing. Two runs on one
+warehouse: the second stops at once (the first holds <warehouse>/deliver.lock).
+
+The namespace and table come from --namespace/--table or the channel configuration, and must
+follow the channel's rules (lowercase letters, digits and _). At the end, deliver prints a
+pyiceberg and a Spark command that read the table; docs/deliver.md has DuckDB too.
+
+Examples:
+  schema2iceberg deliver schema.json samples.ndjson --partition event_time \\
+    --namespace sales --table orders
+  schema2iceberg deliver schema.json batch.json --input get-records --channel-config channel.json
+  schema2iceberg deliver schema.json samples.ndjson --channel-config channel.json \\
+    --warehouse /tmp/wh --cycle-records 1000 --format json
+
+Exit codes: 0 every record is delivered (or was by an earlier run), 1 at least one went to the
+dead-letter queue, or the existing table differs from the schema's, 2 usage or I/O error, an
+input that is not of its kind or not the one the table was filled from, a schema that does not
+compile, or another run holding the warehouse. On an error, the cycle under way is not
+committed: the table keeps its last committed snapshot.";
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct DeliverArgs {
+    #[command(flatten)]
+    source: RecordSourceArgs,
+    /// The folder of the catalog (catalog.db), the table's files and the dead-letter folder
+    /// (dlq/); created when missing. Do not move it afterwards: the catalog holds absolute paths.
+    #[arg(long, value_name = "DIR", default_value = "warehouse")]
+    warehouse: PathBuf,
+    /// The namespace (database) of the table, e.g. --namespace sales [default: the channel
+    /// configuration's Namespace / DestinationDatabaseName]
+    #[arg(long, value_name = "NS")]
+    namespace: Option<String>,
+    /// The table's name, e.g. --table orders [default: the channel configuration's TableName /
+    /// DestinationTableName]
+    #[arg(long, value_name = "NAME")]
+    table: Option<String>,
+    /// Records per delivery cycle, i.e. per commit [default: 100000; get-records input cycles by
+    /// arrival time instead]
+    #[arg(long, value_name = "N")]
+    cycle_records: Option<NonZeroU64>,
+    /// Put each failed record's bytes (base64) in its dead-letter line; the channel's
+    /// dead-letter queue holds identifiers and error context only.
+    #[arg(long)]
+    dlq_payload: bool,
+    /// Output format (e.g. --format json for one document at the end).
+    #[arg(long, value_enum, default_value_t = DeliverFormat::Text)]
+    format: DeliverFormat,
+    /// Stop after this many cycles, as if killed between two (for tests of resuming).
+    #[arg(long, value_name = "N", hide = true)]
+    stop_after_cycles: Option<u64>,
+    #[command(flatten)]
+    color: ColorArg,
 }
 
-/// What one delivery cycle did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CycleReport {
-    /// The snapshot the cycle committed; `None` when no record was delivered (no commit).
-    pub snapshot_id: Option<i64>,
-    /// Records written to the table.
-    pub delivered: usize,
-    /// Records the channel would send to the dead-letter queue.
-    pub dead_letters: usize,
-    /// Data files written.
-    pub data_files: usize,
-    /// Bytes of data files written.
-    pub bytes: u64,
-    /// How many records of the input are done after this cycle.
-    pub position: u64,
+/// Runs `deliver`.
+pub(crate) fn run_deliver(args: DeliverArgs) -> ExitCode {
+    match deliver(&args) {
+        Ok(exit) => exit,
+        Err(message) => usage_error(&message),
+    }
 }
 
-/// Delivers `records` (one input, in order) into the table, cycle by cycle. Records before the
-/// position the table's current snapshot records are skipped, so a second run delivers nothing
-/// twice.
-pub fn deliver(
-    checker: &RecordChecker,
-    records: &[Vec<u8>],
-    options: &DeliverOptions,
-) -> Result<Vec<CycleReport>, String> {
+fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
+    let Prepared {
+        checker,
+        sources,
+        setup,
+    } = prepare(&args.source, args.color.color)?;
+    let target = target::resolve(
+        args.namespace.as_deref(),
+        args.table.as_deref(),
+        &setup.settings,
+    )?;
+    let policy = cycle_policy(args, &target)?;
+    let names: Vec<String> = sources.iter().map(Source::name).collect();
+    let keys = input_keys(&sources)?;
+    if let Some((index, _)) = keys
+        .iter()
+        .enumerate()
+        .find(|(i, key)| keys.iter().skip(i + 1).any(|k| k == *key))
+    {
+        return Err(format!(
+            "INPUT `{}` is given twice; each input is delivered once",
+            names.get(index).map_or("-", String::as_str)
+        ));
+    }
+    let warehouse = std::path::absolute(&args.warehouse)
+        .map_err(|e| format!("cannot resolve `{}`: {e}", args.warehouse.display()))?;
+    let dlq_dir = dlq::folder(&warehouse, &target.dlq_prefix)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(deliver_async(checker, records, options))
-}
-
-/// The catalog in `<warehouse>/catalog.db`, created when missing.
-pub async fn open_catalog(warehouse: &Path) -> Result<SqlCatalog, String> {
-    std::fs::create_dir_all(warehouse)
-        .map_err(|e| format!("cannot create the warehouse `{}`: {e}", warehouse.display()))?;
-    let warehouse = std::path::absolute(warehouse)
-        .map_err(|e| format!("cannot resolve `{}`: {e}", warehouse.display()))?;
-    let database = warehouse.join("catalog.db");
-    let props = HashMap::from([
-        (
-            SQL_CATALOG_PROP_URI.to_string(),
-            format!("sqlite:{}?mode=rwc", database.display()),
-        ),
-        (
-            SQL_CATALOG_PROP_WAREHOUSE.to_string(),
-            format!("file://{}", warehouse.display()),
-        ),
-        (
-            SQL_CATALOG_PROP_BIND_STYLE.to_string(),
-            SqlBindStyle::DollarNumeric.to_string(),
-        ),
-    ]);
-    SqlCatalogBuilder::default()
-        .with_storage_factory(Arc::new(LocalFsStorageFactory))
-        .load(CATALOG_NAME, props)
-        .await
-        .map_err(|e| format!("cannot open the catalog `{}`: {e}", database.display()))
-}
-
-/// The table, created as the channel creates it when missing.
-async fn table(
-    catalog: &SqlCatalog,
-    checker: &RecordChecker,
-    options: &DeliverOptions,
-) -> Result<Table, String> {
-    let compiled = checker.compiled();
-    let (Some(schema), Some(spec)) = (&compiled.schema, &compiled.partition_spec) else {
-        return Err("the schema does not compile to a table".to_string());
+    let _lock = table::lock_warehouse(&warehouse)?;
+    let catalog = runtime.block_on(open_catalog(&warehouse))?;
+    let (table, created) =
+        match runtime.block_on(table::open_or_create(&catalog, &checker, &target))? {
+            table::Opened::Table { table, created } => (table, created),
+            table::Opened::Differs(table) => {
+                return Ok(refuse_evolution(
+                    args,
+                    &checker,
+                    &table,
+                    &target,
+                    setup.record_format,
+                ))
+            }
+        };
+    let progress = progress::Progress::of_table(&table)?;
+    let done: Vec<u64> = keys
+        .iter()
+        .map(|key| progress.of_input(key).map_or(0, |p| p.records))
+        .collect();
+    let metadata = table.metadata();
+    let arrow_schema = Arc::new(
+        schema_to_arrow_schema(metadata.current_schema())
+            .map_err(|e| format!("the table's Arrow schema: {e}"))?,
+    );
+    let splitter = RecordBatchPartitionSplitter::try_new_with_computed_values(
+        Arc::clone(metadata.current_schema()),
+        Arc::clone(metadata.default_partition_spec()),
+    )
+    .map_err(|e| format!("the table's partitioning: {e}"))?;
+    let batch_checker = BatchChecker {
+        checker: &checker,
+        arrow_schema,
+        names: &names,
+        done: &done,
+        payload: args.dlq_payload,
     };
-    let namespace = NamespaceIdent::new(options.namespace.clone());
-    let ident = TableIdent::new(namespace.clone(), options.table.clone());
-    let exists = catalog
-        .namespace_exists(&namespace)
-        .await
-        .map_err(|e| e.to_string())?;
-    if !exists {
-        catalog
-            .create_namespace(&namespace, HashMap::new())
-            .await
-            .map_err(|e| format!("cannot create the namespace: {e}"))?;
-    }
-    if catalog
-        .table_exists(&ident)
-        .await
-        .map_err(|e| e.to_string())?
-    {
-        let table = catalog
-            .load_table(&ident)
-            .await
-            .map_err(|e| format!("cannot load the table: {e}"))?;
-        let metadata = table.metadata();
-        // TODO(issue 14): print the differences as `diff` does, and exit 1.
-        if metadata.current_schema().as_ref() != schema
-            || metadata.default_partition_spec().fields() != spec.fields()
-        {
-            return Err(format!(
-                "the table `{}.{}` exists with another schema or partition spec than the schema compiles to; the channel's table cannot evolve",
-                options.namespace, options.table
-            ));
-        }
-        return Ok(table);
-    }
-    let creation = TableCreation::builder()
-        .name(options.table.clone())
-        .schema(schema.clone())
-        .partition_spec(spec.clone())
-        .properties([
-            ("write.format.default".to_string(), "parquet".to_string()),
-            (
-                "write.parquet.compression-codec".to_string(),
-                "zstd".to_string(),
-            ),
-        ])
-        .build();
-    catalog
-        .create_table(&namespace, creation)
-        .await
-        .map_err(|e| format!("cannot create the table: {e}"))
-}
-
-/// The lock file that one `deliver` run holds on a warehouse for its whole run.
-pub const LOCK_FILE: &str = "deliver.lock";
-
-/// Takes the warehouse's lock, or fails at once when another run holds it. Needed for exactly
-/// once: `Transaction::commit` reloads the table and re-applies the append on a conflict, so two
-/// runs that both started at the same position would both commit the same records.
-fn lock_warehouse(warehouse: &Path) -> Result<std::fs::File, String> {
-    std::fs::create_dir_all(warehouse)
-        .map_err(|e| format!("cannot create the warehouse `{}`: {e}", warehouse.display()))?;
-    let path = warehouse.join(LOCK_FILE);
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-            "another deliver is writing to the warehouse `{}` (it holds `{}`); run again when it has finished",
-            warehouse.display(),
-            path.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(format!("cannot lock `{}`: {e}", path.display()))
-        }
-    }
-}
-
-/// How far into the input the table's current snapshot reached.
-fn committed_position(table: &Table) -> Result<u64, String> {
-    let Some(snapshot) = table.metadata().current_snapshot() else {
-        return Ok(0);
-    };
-    match snapshot
-        .summary()
-        .additional_properties
-        .get(POSITION_PROPERTY)
-    {
-        Some(text) => text.parse().map_err(|_| {
-            format!("the current snapshot's `{POSITION_PROPERTY}` is `{text}`, not a position")
-        }),
-        None => Ok(0),
-    }
-}
-
-async fn deliver_async(
-    checker: &RecordChecker,
-    records: &[Vec<u8>],
-    options: &DeliverOptions,
-) -> Result<Vec<CycleReport>, String> {
-    let _lock = lock_warehouse(&options.warehouse)?;
-    let catalog = open_catalog(&options.warehouse).await?;
-    let mut table = table(&catalog, checker, options).await?;
-    let start = usize::try_from(committed_position(&table)?).unwrap_or(usize::MAX);
+    let mut bar = Bar::new(total_bytes(&sources, args.source.input));
     let mut reports = Vec::new();
-    let todo = records.get(start..).unwrap_or_default();
-    for (index, chunk) in todo.chunks(options.cycle_records.max(1)).enumerate() {
-        if options.max_cycles.is_some_and(|max| index >= max) {
-            break;
+    let text = args.format == DeliverFormat::Text;
+    let mut on_cycle = |report: &cycle::CycleReport| {
+        if text {
+            bar.print(&output::cycle_line(report));
         }
-        let position = (start + index * options.cycle_records.max(1) + chunk.len()) as u64;
-        let mut rows = Vec::new();
-        let mut dead_letters = 0;
-        for bytes in chunk {
-            match checker.check(bytes, true) {
-                Verdict::Delivered(delivered) => rows.push(delivered.cells.unwrap_or_default()),
-                // TODO(issue 14): write the DLQ folder.
-                Verdict::Dlq(_) => dead_letters += 1,
+        reports.push(report.clone());
+    };
+    let mut driver = Driver::new(
+        &runtime,
+        &catalog,
+        table,
+        splitter,
+        policy,
+        target.compression,
+        dlq_dir.clone(),
+        &keys,
+        progress,
+        args.stop_after_cycles,
+        &mut on_cycle,
+    );
+    let mut read_bytes = Vec::new();
+    let input_error = in_order(
+        &sources,
+        args.source.input,
+        workers(),
+        &|batch| batch_checker.check(batch),
+        &mut |checked| {
+            read_bytes.push(checked.bytes);
+            driver.take(checked)
+        },
+    );
+    let finished = driver.finish(input_error.map(|e| e.to_string()));
+    let table_rows = table_rows(&driver.table);
+    let time_columns = time_columns(driver.table.metadata().current_schema().as_struct(), "");
+    drop(driver);
+    bar.advance(read_bytes.iter().sum());
+    bar.finish();
+    finished?;
+    let summary = Summary {
+        table: &target.name(),
+        warehouse: &warehouse,
+        created,
+        cycles: &reports,
+        table_rows,
+        dead_letter_folder: &dlq_dir,
+        time_columns,
+    };
+    let rendered = match args.format {
+        DeliverFormat::Text => summary.text(),
+        DeliverFormat::Json => summary.json(),
+    };
+    let dead_letters: u64 = reports.iter().map(|c| c.dead_letters).sum();
+    let exit = if dead_letters > 0 {
+        EXIT_SCHEMA_ERRORS
+    } else {
+        EXIT_OK
+    };
+    Ok(crate::print_stdout(&rendered, exit))
+}
+
+/// The name each input is known by in the table's progress: a file's absolute path (so that
+/// `x.ndjson` and `./x.ndjson` are one input), `-` for standard input.
+fn input_keys(sources: &[Source]) -> Result<Vec<String>, String> {
+    sources
+        .iter()
+        .map(|source| match source {
+            Source::Stdin => Ok("-".to_string()),
+            Source::File(path) => std::path::absolute(path)
+                .map(|p| p.display().to_string())
+                .map_err(|e| format!("cannot resolve `{}`: {e}", path.display())),
+        })
+        .collect()
+}
+
+/// The cycle policy: records per cycle, or arrival times for get-records.
+fn cycle_policy(args: &DeliverArgs, target: &Target) -> Result<CyclePolicy, String> {
+    match (args.source.input, args.cycle_records) {
+        (InputKind::GetRecords, Some(_)) => Err("--cycle-records does not apply to get-records input: its cycles follow ApproximateArrivalTimestamp and the channel's DataFreshnessInSeconds, as the channel's do".to_string()),
+        (InputKind::GetRecords, None) => Ok(CyclePolicy::Arrival {
+            freshness_micros: i64::try_from(target.freshness_seconds)
+                .unwrap_or(i64::MAX / 1_000_000)
+                .saturating_mul(1_000_000),
+        }),
+        (_, records) => Ok(CyclePolicy::Records(
+            records.map_or(DEFAULT_CYCLE_RECORDS, NonZeroU64::get),
+        )),
+    }
+}
+
+/// The input's size for the progress bar: the files' sizes, unknown for standard input and for
+/// get-records (whose records are base64 inside JSON).
+fn total_bytes(sources: &[Source], kind: InputKind) -> Option<u64> {
+    if kind == InputKind::GetRecords {
+        return None;
+    }
+    sources
+        .iter()
+        .map(|source| match source {
+            Source::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Source::Stdin => None,
+        })
+        .sum()
+}
+
+/// The dotted paths of the `time` columns under `fields` (lists and maps by their field names);
+/// the compiled schema's nesting is bounded by the mapper's depth limit.
+fn time_columns(fields: &iceberg::spec::StructType, prefix: &str) -> Vec<String> {
+    use iceberg::spec::{PrimitiveType, Type};
+    let mut found = Vec::new();
+    for field in fields.fields() {
+        let path = format!("{prefix}{}", field.name);
+        let mut types = vec![(path, field.field_type.as_ref())];
+        while let Some((path, ty)) = types.pop() {
+            match ty {
+                Type::Primitive(PrimitiveType::Time) => found.push(path),
+                Type::Primitive(_) => {}
+                Type::Struct(inner) => found.extend(time_columns(inner, &format!("{path}."))),
+                Type::List(list) => types.push((
+                    format!("{path}.element"),
+                    list.element_field.field_type.as_ref(),
+                )),
+                Type::Map(map) => {
+                    types.push((format!("{path}.value"), map.value_field.field_type.as_ref()))
+                }
             }
         }
-        let (next, report) = cycle(&catalog, table, &rows, position).await?;
-        table = next;
-        reports.push(CycleReport {
-            dead_letters,
-            ..report
-        });
     }
-    Ok(reports)
+    found
 }
 
-/// One delivery cycle: the rows as partitioned Parquet files, and one append commit whose
-/// summary records `position`.
-async fn cycle(
-    catalog: &SqlCatalog,
-    table: Table,
-    rows: &[Vec<Cell>],
-    position: u64,
-) -> Result<(Table, CycleReport), String> {
+/// The rows the table holds: its current snapshot's `total-records`.
+fn table_rows(table: &Table) -> u64 {
+    table
+        .metadata()
+        .current_snapshot()
+        .and_then(|s| {
+            s.summary()
+                .additional_properties
+                .get("total-records")
+                .and_then(|t| t.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// The existing table differs from the schema's: prints the differences as `diff` does and
+/// exits 1 without writing.
+fn refuse_evolution(
+    args: &DeliverArgs,
+    checker: &schema2iceberg_mapper::records::RecordChecker,
+    table: &Table,
+    target: &Target,
+    record_format: schema2iceberg_mapper::records::RecordFormat,
+) -> ExitCode {
+    let compiled = checker.compiled();
     let metadata = table.metadata();
-    let schema = Arc::clone(metadata.current_schema());
-    let spec = Arc::clone(metadata.default_partition_spec());
-    // Built from the created table's schema: create_table may renumber field ids.
-    let arrow_schema =
-        Arc::new(schema_to_arrow_schema(&schema).map_err(|e| format!("arrow schema: {e}"))?);
-    let batch = arrow::record_batch(&arrow_schema, rows)?;
-    let splitter =
-        RecordBatchPartitionSplitter::try_new_with_computed_values(Arc::clone(&schema), spec)
-            .map_err(|e| format!("partition splitter: {e}"))?;
-    let locations = DefaultLocationGenerator::new(metadata).map_err(|e| e.to_string())?;
-    // Unique per cycle: the generator numbers files from 00000, and a fixed prefix would make
-    // a later cycle overwrite an earlier cycle's files.
-    let names = DefaultFileNameGenerator::new(
-        format!("data-{}", uuid::Uuid::new_v4()),
-        None,
-        DataFileFormat::Parquet,
+    let (Some(schema), Some(spec)) = (&compiled.schema, &compiled.partition_spec) else {
+        return usage_error("the schema does not compile to a table");
+    };
+    let old = Side {
+        schema: metadata.current_schema(),
+        partition_spec: metadata.default_partition_spec(),
+        columns: &[],
+    };
+    let new = Side {
+        schema,
+        partition_spec: spec,
+        columns: &compiled.columns,
+    };
+    let format = match args.format {
+        DeliverFormat::Text => DiffFormat::Text,
+        DeliverFormat::Json => DiffFormat::Json,
+    };
+    let channel_format = match record_format {
+        schema2iceberg_mapper::records::RecordFormat::Json => {
+            schema2iceberg_mapper::channel::RecordFormat::Json
+        }
+        schema2iceberg_mapper::records::RecordFormat::GsrJson => {
+            schema2iceberg_mapper::channel::RecordFormat::GsrJson
+        }
+    };
+    let table_name = format!("table {} ({})", target.name(), metadata.location());
+    let schema_name = args.source.schema.display().to_string();
+    let (diffed, rendered) = existing_table_against_schema(
+        &table_name,
+        &schema_name,
+        &old,
+        &new,
+        channel_format,
+        format,
     );
-    let properties = WriterProperties::builder()
-        .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
-        .build();
-    let parquet = ParquetWriterBuilder::new(properties, Arc::clone(&schema));
-    let rolling = RollingFileWriterBuilder::new_with_default_file_size(
-        parquet,
-        table.file_io().clone(),
-        locations,
-        names,
-    );
-    let mut writer = FanoutWriter::new(DataFileWriterBuilder::new(rolling));
-    if batch.num_rows() > 0 {
-        for (key, part) in splitter
-            .split(&batch)
-            .map_err(|e| format!("partition split: {e}"))?
-        {
-            writer
-                .write(key, part)
-                .await
-                .map_err(|e| format!("writing data files: {e}"))?;
+    let mut why = Vec::new();
+    for (key, value) in table::channel_properties(target) {
+        let existing = metadata.properties().get(&key);
+        if existing != Some(&value) {
+            why.push(format!(
+                "the table property `{key}` is {}, the channel configuration gives `{value}`",
+                existing.map_or("not set".to_string(), |v| format!("`{v}`"))
+            ));
         }
     }
-    let data_files = writer
-        .close()
-        .await
-        .map_err(|e| format!("closing data files: {e}"))?;
-    let report = CycleReport {
-        snapshot_id: None,
-        delivered: rows.len(),
-        dead_letters: 0,
-        data_files: data_files.len(),
-        bytes: data_files.iter().map(|f| f.file_size_in_bytes()).sum(),
-        position,
-    };
-    // TODO(issue 14): a cycle whose records all go to the DLQ still has to record its position
-    // (an empty append is refused by fast_append).
-    if data_files.is_empty() {
-        return Ok((table, report));
+    if diffed.changes.is_empty() && why.is_empty() {
+        why.push("the columns are the same, but their field ids differ (the table was not created from this schema)".to_string());
     }
-    let transaction = Transaction::new(&table);
-    let append = transaction
-        .fast_append()
-        .add_data_files(data_files)
-        .set_snapshot_properties(HashMap::from([(
-            POSITION_PROPERTY.to_string(),
-            position.to_string(),
-        )]));
-    let transaction = append.apply(transaction).map_err(|e| e.to_string())?;
-    let table = transaction
-        .commit(catalog)
-        .await
-        .map_err(|e| format!("commit: {e}"))?;
-    let snapshot_id = table.metadata().current_snapshot_id();
-    Ok((
-        table,
-        CycleReport {
-            snapshot_id,
-            ..report
-        },
-    ))
+    let message = format!(
+        "the table `{}` exists and differs from the table `{schema_name}` compiles to{}; a channel's table cannot evolve, so nothing was delivered. Deliver into another table (--table), or into a new warehouse",
+        target.name(),
+        if why.is_empty() {
+            " (the differences are above)".to_string()
+        } else {
+            format!(": {}", why.join("; "))
+        }
+    );
+    let exit = crate::print_stdout(&rendered, EXIT_SCHEMA_ERRORS);
+    let _ = writeln!(anstream::stderr(), "error: {message}");
+    exit
 }

@@ -462,3 +462,37 @@ fn pair(
         }
     }
 }
+
+/// What `deliver` shows when an existing table differs from the one the schema compiles to:
+/// the changes from `old` (the table, named `old_name`) to `new` (the schema), and their
+/// rendering as `diff` renders one pair in `format` (text or JSON).
+pub(crate) fn existing_table_against_schema(
+    old_name: &str,
+    new_name: &str,
+    old: &Side<'_>,
+    new: &Side<'_>,
+    record_format: RecordFormat,
+    format: DiffFormat,
+) -> (FileDiff, String) {
+    let file = FileDiff {
+        old: Some(old_name.to_string()),
+        new: Some(new_name.to_string()),
+        status: "changed".to_string(),
+        record_format: Some(record_format),
+        record_format_from: None,
+        old_kind: Some("iceberg-table".to_string()),
+        changes: report_changes(diff(old, new, &[record_format])),
+        problem: None,
+        errors: Vec::new(),
+        notes: Vec::new(),
+    };
+    let failing = !file.changes.is_empty();
+    let rendered = output::render(
+        format,
+        std::slice::from_ref(&file),
+        "",
+        FailOn::TableChange,
+        failing,
+    );
+    (file, rendered)
+}

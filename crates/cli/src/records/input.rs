@@ -68,6 +68,9 @@ pub(crate) struct Record {
     pub(crate) line: Option<u64>,
     /// The Kinesis `SequenceNumber` (get-records only).
     pub(crate) sequence_number: Option<String>,
+    /// The Kinesis `ApproximateArrivalTimestamp` as written: RFC 3339 text (AWS CLI v2) or
+    /// seconds since the epoch (the API, CLI v1). get-records only, and only when present.
+    pub(crate) arrival: Option<String>,
     /// The bytes the channel receives.
     pub(crate) bytes: Vec<u8>,
 }
@@ -236,6 +239,7 @@ fn read_ndjson(
             position,
             line: Some(number),
             sequence_number: None,
+            arrival: None,
             bytes: line.clone(),
         };
         if !batcher.push(record) {
@@ -264,6 +268,7 @@ fn read_raw(
         position: 1,
         line: None,
         sequence_number: None,
+        arrival: None,
         bytes,
     }))
 }
@@ -274,6 +279,25 @@ fn read_raw(
 struct KinesisRecord {
     sequence_number: String,
     data: String,
+    #[serde(default)]
+    approximate_arrival_timestamp: Option<Arrival>,
+}
+
+/// `ApproximateArrivalTimestamp`: text or a number, kept as written.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Arrival {
+    Text(String),
+    Seconds(serde_json::Number),
+}
+
+impl Arrival {
+    fn into_text(self) -> String {
+        match self {
+            Arrival::Text(text) => text,
+            Arrival::Seconds(number) => number.to_string(),
+        }
+    }
 }
 
 /// get-records: one JSON document whose `Records` array is streamed element by element.
@@ -390,6 +414,9 @@ impl<'de> Visitor<'de> for RecordsSeed<'_, '_, '_> {
                 position: state.position,
                 line: None,
                 sequence_number: Some(element.sequence_number),
+                arrival: element
+                    .approximate_arrival_timestamp
+                    .map(Arrival::into_text),
                 bytes,
             };
             if !state.batcher.push(record) {

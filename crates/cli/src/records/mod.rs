@@ -3,15 +3,15 @@
 //! the setup (schema, partition, record format); `input` reads the records, `run` checks them on
 //! every core and `output` prints them, in input order.
 
-mod input;
-mod output;
-mod run;
+pub(crate) mod input;
+pub(crate) mod output;
+pub(crate) mod run;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use schema2iceberg_mapper::channel::{self, check_channel_configs};
+use schema2iceberg_mapper::channel::{self, check_channel_configs, Setting};
 use schema2iceberg_mapper::records::{
     parse_uuid, RecordChecker, RecordFormat, RecordOptions, SetupError,
 };
@@ -69,46 +69,53 @@ Exit codes: 0 every record is delivered, 1 at least one goes to the dead-letter 
 or I/O error, an input that is not of its --input kind, or a schema that does not compile (its
 diagnostics are shown on standard error). docs/records.md describes each step and reason.";
 
+/// What `records` and `deliver` share: the schema, the inputs and how the channel reads them.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("draft", |a| a.help("Read the schema as this draft, whatever its $schema says (as compile)")))]
-pub(crate) struct RecordsArgs {
+pub(crate) struct RecordSourceArgs {
     /// The JSON Schema the channel validates against, or - for standard input.
     #[arg(value_name = "SCHEMA")]
-    schema: PathBuf,
+    pub(crate) schema: PathBuf,
     /// Files of records, read in order; - or none reads standard input (e.g. samples.ndjson).
     #[arg(value_name = "INPUT")]
-    inputs: Vec<PathBuf>,
+    pub(crate) inputs: Vec<PathBuf>,
     /// The hour-partition field, as for compile (e.g. --partition event_time); records without
     /// it, or with null, go to the DLQ [default: the channel configuration's SourceName, else
     /// schema2iceberg.toml's partition]
     #[arg(long, value_name = "FIELD")]
-    partition: Option<String>,
+    pub(crate) partition: Option<String>,
     /// A Kinesis or MSK channel configuration (as for check; repeatable for one split over
     /// files): its SourceName is the partition and its RecordFormatType / ValueConverter the
     /// record format (e.g. --channel-config channel.json)
     #[arg(long, value_name = "FILE")]
-    channel_config: Vec<PathBuf>,
+    pub(crate) channel_config: Vec<PathBuf>,
     /// How the channel reads record bytes: json (RecordFormatType JSON) or gsr-json (GSR_JSON,
     /// MSK JSON_SCHEMA_GSR: an 18-byte Glue Schema Registry header first) [default: the channel
     /// configuration's, else json]
     #[arg(long, value_enum, value_name = "FORMAT")]
-    record_format: Option<RecordFormatFlag>,
+    pub(crate) record_format: Option<RecordFormatFlag>,
     /// How INPUT holds records (e.g. --input get-records).
     #[arg(long, value_enum, default_value_t = InputKind::Ndjson, value_name = "KIND")]
-    input: InputKind,
+    pub(crate) input: InputKind,
     /// For gsr-json: the schema version the channel resolves; a record whose header names
     /// another goes to the DLQ (e.g. --schema-version-id 6b9e0c1a-3f0e-4a57-9d5e-1c2b3a4d5e6f)
     /// [default: any]
     #[arg(long, value_name = "UUID", value_parser = parse_version_id)]
-    schema_version_id: Option<[u8; 16]>,
+    pub(crate) schema_version_id: Option<[u8; 16]>,
+    #[command(flatten)]
+    pub(crate) read: ReadArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RecordsArgs {
+    #[command(flatten)]
+    source: RecordSourceArgs,
     /// Which records to print (e.g. --show all to see each delivered record's row).
     #[arg(long, value_enum, default_value_t = Show::Failures, value_name = "WHICH")]
     show: Show,
     /// Output format (e.g. --format ndjson for one object a record).
     #[arg(long, value_enum, default_value_t = RecordsFormat::Text)]
     format: RecordsFormat,
-    #[command(flatten)]
-    read: ReadArgs,
     #[command(flatten)]
     color: ColorArg,
 }
@@ -120,11 +127,20 @@ fn parse_version_id(text: &str) -> Result<[u8; 16], String> {
 }
 
 /// The partition and record format the channel is set up with, from the flags, the channel
-/// configurations and `schema2iceberg.toml`.
+/// configurations and `schema2iceberg.toml`, and the configurations' other settings.
 #[derive(Debug)]
-struct ChannelSetup {
-    partition: Option<String>,
-    record_format: RecordFormat,
+pub(crate) struct ChannelSetup {
+    pub(crate) partition: Option<String>,
+    pub(crate) record_format: RecordFormat,
+    /// Names, compression, dead-letter prefix and freshness, as the configurations give them.
+    pub(crate) settings: Vec<(Setting, String, Location)>,
+}
+
+/// A run's checker and inputs, set up as the channel is.
+pub(crate) struct Prepared {
+    pub(crate) checker: RecordChecker,
+    pub(crate) sources: Vec<Source>,
+    pub(crate) setup: ChannelSetup,
 }
 
 /// Runs `records`.
@@ -136,6 +152,40 @@ pub(crate) fn run_records(args: RecordsArgs) -> ExitCode {
 }
 
 fn records(args: &RecordsArgs) -> Result<ExitCode, String> {
+    let prepared = prepare(&args.source, args.color.color)?;
+    let style = Style {
+        format: args.format,
+        show: args.show,
+        input: args.source.input,
+        record_format: prepared.setup.record_format,
+        color: args.format == RecordsFormat::Text && color_enabled(args.color.color),
+    };
+    let pipeline = run::Pipeline {
+        checker: &prepared.checker,
+        sources: &prepared.sources,
+        kind: args.source.input,
+        style,
+        workers: run::workers(),
+    };
+    let stdout = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(256 * 1024, stdout);
+    let outcome = pipeline.run(&mut out);
+    let exit = if outcome.tally.dead_letters() > 0 {
+        crate::EXIT_SCHEMA_ERRORS
+    } else {
+        crate::EXIT_OK
+    };
+    match outcome.input_error {
+        // The records before the bad input are printed; the error decides the exit code.
+        Some(e) if outcome.write_result.is_ok() => Err(e.to_string()),
+        _ => Ok(stdout_written(outcome.write_result, exit)),
+    }
+}
+
+/// Reads the schema exactly as compile reads it (the same name, base path and reference root
+/// rules), sets the channel up from the flags, configurations and `schema2iceberg.toml`, and
+/// checks that every INPUT exists.
+pub(crate) fn prepare(args: &RecordSourceArgs, color: ColorWhen) -> Result<Prepared, String> {
     source::ref_root_is_dir(args.read.ref_root.as_deref())?;
     let schema_from_stdin = args.schema.as_os_str() == "-";
     let sources = sources(&args.inputs, schema_from_stdin)?;
@@ -149,7 +199,6 @@ fn records(args: &RecordsArgs) -> Result<ExitCode, String> {
     } else {
         args.schema.display().to_string()
     };
-    // Read exactly as compile reads it: the same name, base path and reference root rules.
     let ws = source::workspace(
         &SchemaSource {
             display: &display,
@@ -168,34 +217,12 @@ fn records(args: &RecordsArgs) -> Result<ExitCode, String> {
         format: setup.record_format,
         schema_version_id: args.schema_version_id,
     };
-    let checker = checker(&ws, &display, &compile_options, options, args.color.color)?;
-    let style = Style {
-        format: args.format,
-        show: args.show,
-        input: args.input,
-        record_format: setup.record_format,
-        color: args.format == RecordsFormat::Text && color_enabled(args.color.color),
-    };
-    let pipeline = run::Pipeline {
-        checker: &checker,
-        sources: &sources,
-        kind: args.input,
-        style,
-        workers: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-    };
-    let stdout = std::io::stdout().lock();
-    let mut out = std::io::BufWriter::with_capacity(256 * 1024, stdout);
-    let outcome = pipeline.run(&mut out);
-    let exit = if outcome.tally.dead_letters() > 0 {
-        crate::EXIT_SCHEMA_ERRORS
-    } else {
-        crate::EXIT_OK
-    };
-    match outcome.input_error {
-        // The records before the bad input are printed; the error decides the exit code.
-        Some(e) if outcome.write_result.is_ok() => Err(e.to_string()),
-        _ => Ok(stdout_written(outcome.write_result, exit)),
-    }
+    let checker = checker(&ws, &display, &compile_options, options, color)?;
+    Ok(Prepared {
+        checker,
+        sources,
+        setup,
+    })
 }
 
 /// The checker of the schema; a schema that does not compile has its diagnostics rendered on
@@ -281,13 +308,13 @@ fn toml_settings(schema: Option<&Path>) -> Result<FileSettings, String> {
     Ok(config.settings_for(&absolute))
 }
 
-fn at(location: &Location) -> String {
+pub(crate) fn at(location: &Location) -> String {
     format!("{}:{}:{}", location.file, location.line, location.column)
 }
 
 /// One value that the channel configurations agree on, or a usage error naming where they
 /// disagree.
-fn agreed<'a, T: PartialEq + Clone>(
+pub(crate) fn agreed<'a, T: PartialEq + Clone>(
     found: &'a [(T, Location)],
     what: &str,
     show: impl Fn(&T) -> String,
@@ -310,7 +337,7 @@ fn agreed<'a, T: PartialEq + Clone>(
 /// The partition and the record format: a flag, else the channel configuration, else the
 /// config's partition (and json). A flag or config value that contradicts the channel
 /// configuration is a usage error, never silently overridden.
-fn channel_setup(args: &RecordsArgs, schema: Option<&Path>) -> Result<ChannelSetup, String> {
+fn channel_setup(args: &RecordSourceArgs, schema: Option<&Path>) -> Result<ChannelSetup, String> {
     let settings = toml_settings(schema)?;
     let (paths, from) = if args.channel_config.is_empty() {
         (settings.channel_configs.clone(), "schema2iceberg.toml")
@@ -378,6 +405,7 @@ fn channel_setup(args: &RecordsArgs, schema: Option<&Path>) -> Result<ChannelSet
     };
     Ok(ChannelSetup {
         partition,
+        settings: checked.settings,
         record_format: match record_format {
             channel::RecordFormat::Json => RecordFormat::Json,
             channel::RecordFormat::GsrJson => RecordFormat::GsrJson,

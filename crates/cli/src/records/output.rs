@@ -196,7 +196,7 @@ fn place(input: &str, record: &Record) -> String {
 }
 
 /// The JSON object of one record (NDJSON's line, and an element of the JSON format's array).
-fn record_json(input: &str, record: &Record, verdict: &Verdict) -> Value {
+pub(crate) fn record_json(input: &str, record: &Record, verdict: &Verdict) -> Value {
     let mut object = Map::new();
     object.insert("input".into(), json!(input));
     object.insert("record".into(), json!(record.position));

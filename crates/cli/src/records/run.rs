@@ -1,15 +1,16 @@
-//! The `records` pipeline: one reader thread cuts the inputs into batches, workers on every core
-//! check and render them, and the calling thread writes them back in input order.
+//! The pipeline that `records` and `deliver` share: one reader thread cuts the inputs into
+//! batches, workers on every core check them, and the calling thread takes the results back in
+//! input order ([`in_order`]); `records` renders and writes them ([`Pipeline`]).
 //!
 //! Memory stays bounded whatever the input size: the reader takes a token before it hands on a
-//! batch and the writer returns one after it has written a batch, so at most [`Pipeline::window`]
+//! batch and the consumer returns one after it has taken a batch, so only a fixed number of
 //! batches (each at most `BATCH_RECORDS` records or about `BATCH_BYTES` bytes) are read, checked
 //! or waiting for their turn at any time. Std channels are enough: work moves in batches, so the
 //! one lock on the shared receiver is taken once per thousand records.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
 
 use schema2iceberg_mapper::records::{RecordChecker, Verdict};
@@ -19,7 +20,6 @@ use super::output::{self, Style, Tally};
 
 /// A batch, checked and rendered.
 struct Rendered {
-    seq: u64,
     /// Each printed record's text, in input order.
     pieces: Vec<String>,
     tally: Tally,
@@ -44,147 +44,186 @@ pub(crate) struct Pipeline<'a> {
     pub(crate) workers: usize,
 }
 
-impl Pipeline<'_> {
-    /// Batches in flight at most: enough to keep every worker busy while the writer waits for a
-    /// slow batch, few enough that memory does not grow with the input.
-    fn window(&self) -> usize {
-        self.workers * 4 + 2
-    }
+/// One worker per core.
+pub(crate) fn workers() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
 
+/// Reads `sources` in batches, runs `work` on each batch on `workers` threads, and hands the
+/// results to `consume` on the calling thread in input order, until `consume` returns `false`.
+/// Returns the input error that stopped the reading, if any; the batches before it are
+/// consumed.
+///
+/// Memory stays bounded: at most `workers * 4 + 2` batches are read, worked on or waiting for
+/// their turn at any time (enough to keep every worker busy while `consume` waits for a slow
+/// batch, few enough that memory does not grow with the input).
+pub(crate) fn in_order<T: Send>(
+    sources: &[Source],
+    kind: InputKind,
+    workers: usize,
+    work: &(dyn Fn(Batch) -> T + Sync),
+    consume: &mut dyn FnMut(T) -> bool,
+) -> Option<InputError> {
+    let window = workers * 4 + 2;
+    let (batch_tx, batch_rx) = sync_channel::<Batch>(workers);
+    let batch_rx = Arc::new(Mutex::new(batch_rx));
+    let (done_tx, done_rx) = sync_channel::<(u64, T)>(window);
+    let (token_tx, token_rx) = sync_channel::<()>(window);
+    for _ in 0..window {
+        let _ = token_tx.send(());
+    }
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            let mut emit = |batch: Batch| token_rx.recv().is_ok() && batch_tx.send(batch).is_ok();
+            read_inputs(sources, kind, &mut emit)
+        });
+        for _ in 0..workers {
+            let batch_rx = Arc::clone(&batch_rx);
+            let done_tx = done_tx.clone();
+            scope.spawn(move || loop {
+                let next = match batch_rx.lock() {
+                    Ok(receiver) => receiver.recv(),
+                    Err(_) => return,
+                };
+                let Ok(batch) = next else { return };
+                let seq = batch.seq;
+                if done_tx.send((seq, work(batch))).is_err() {
+                    return;
+                }
+            });
+        }
+        // The workers hold the only other handles: when the last ends, the loop below ends.
+        drop(done_tx);
+        drop(batch_rx);
+        let mut pending: BTreeMap<u64, T> = BTreeMap::new();
+        let mut next = 0u64;
+        'consuming: for (seq, result) in done_rx {
+            pending.insert(seq, result);
+            while let Some(result) = pending.remove(&next) {
+                next += 1;
+                if !consume(result) {
+                    break 'consuming;
+                }
+                let _ = token_tx.send(());
+            }
+        }
+        // Returning drops the receiver and the token sender, which stops the workers and the
+        // reader.
+        drop(token_tx);
+        match reader.join() {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(InputError(
+                "the input reader stopped unexpectedly".to_string(),
+            )),
+        }
+    })
+}
+
+impl Pipeline<'_> {
     /// Checks every record of every input and writes the output to `out`.
     pub(crate) fn run(&self, out: &mut dyn Write) -> RunOutcome {
-        let window = self.window();
-        let (batch_tx, batch_rx) = sync_channel::<Batch>(self.workers);
-        let batch_rx = Arc::new(Mutex::new(batch_rx));
-        let (done_tx, done_rx) = sync_channel::<Rendered>(window);
-        let (token_tx, token_rx) = sync_channel::<()>(window);
-        for _ in 0..window {
-            let _ = token_tx.send(());
-        }
         let names: Vec<String> = self.sources.iter().map(Source::name).collect();
-        std::thread::scope(|scope| {
-            let reader = scope.spawn(move || {
-                let mut emit =
-                    |batch: Batch| token_rx.recv().is_ok() && batch_tx.send(batch).is_ok();
-                read_inputs(self.sources, self.kind, &mut emit)
-            });
-            for _ in 0..self.workers {
-                let batch_rx = Arc::clone(&batch_rx);
-                let done_tx = done_tx.clone();
-                let names = &names;
-                scope.spawn(move || self.work(&batch_rx, &done_tx, names));
-            }
-            // The workers hold the only other handles: when the last ends, the writer's loop ends.
-            drop(done_tx);
-            drop(batch_rx);
-            let (tally, write_result) = write_in_order(self.style, done_rx, token_tx, out);
-            let input_error = match reader.join() {
-                Ok(Ok(())) => None,
-                Ok(Err(e)) => Some(e),
-                Err(_) => Some(InputError(
-                    "the input reader stopped unexpectedly".to_string(),
-                )),
-            };
-            RunOutcome {
-                tally,
-                input_error,
-                write_result,
-            }
-        })
+        let mut writer = OrderedWriter {
+            style: self.style,
+            out,
+            tally: Tally::default(),
+            printed_any: false,
+            result: Ok(()),
+        };
+        writer.result = writer
+            .out
+            .write_all(output::header(self.style.format).as_bytes());
+        let input_error = if writer.result.is_ok() {
+            in_order(
+                self.sources,
+                self.kind,
+                self.workers,
+                &|batch| self.render(&batch, &names),
+                &mut |rendered| writer.write(&rendered),
+            )
+        } else {
+            None
+        };
+        let write_result = writer.finish();
+        RunOutcome {
+            tally: writer.tally,
+            input_error,
+            write_result,
+        }
     }
 
-    /// A worker: takes batches until there are none, checks each record and renders the ones
-    /// that are shown.
-    fn work(
-        &self,
-        batch_rx: &Mutex<Receiver<Batch>>,
-        done_tx: &SyncSender<Rendered>,
-        names: &[String],
-    ) {
+    /// Checks each record of a batch and renders the ones that are shown.
+    fn render(&self, batch: &Batch, names: &[String]) -> Rendered {
         let want_row = self.style.show == output::Show::All;
-        loop {
-            let next = match batch_rx.lock() {
-                Ok(receiver) => receiver.recv(),
-                Err(_) => return,
-            };
-            let Ok(batch) = next else { return };
-            let input = names.get(batch.input).map_or("-", String::as_str);
-            let mut tally = Tally::default();
-            let mut pieces = Vec::new();
-            for record in &batch.records {
-                let verdict = self.checker.check(&record.bytes, want_row);
-                tally.add(&verdict);
-                if !output::shown(self.style.show, &verdict) {
-                    continue;
+        let input = names.get(batch.input).map_or("-", String::as_str);
+        let mut tally = Tally::default();
+        let mut pieces = Vec::new();
+        for record in &batch.records {
+            let verdict = self.checker.check(&record.bytes, want_row);
+            tally.add(&verdict);
+            if !output::shown(self.style.show, &verdict) {
+                continue;
+            }
+            let json_text = match &verdict {
+                Verdict::Dlq(failure)
+                    if failure.span.is_some()
+                        && self.style.format == output::RecordsFormat::Text =>
+                {
+                    self.checker.json_text(&record.bytes)
                 }
-                let json_text = match &verdict {
-                    Verdict::Dlq(failure)
-                        if failure.span.is_some()
-                            && self.style.format == output::RecordsFormat::Text =>
-                    {
-                        self.checker.json_text(&record.bytes)
-                    }
-                    _ => None,
-                };
-                pieces.push(output::render_record(
-                    &self.style,
-                    input,
-                    record,
-                    &verdict,
-                    json_text.as_deref(),
-                ));
-            }
-            let rendered = Rendered {
-                seq: batch.seq,
-                pieces,
-                tally,
+                _ => None,
             };
-            if done_tx.send(rendered).is_err() {
-                return;
-            }
+            pieces.push(output::render_record(
+                &self.style,
+                input,
+                record,
+                &verdict,
+                json_text.as_deref(),
+            ));
         }
+        Rendered { pieces, tally }
     }
 }
 
-/// The writer: puts rendered batches back in input order, writes them, and gives a token back
-/// for each batch written. It stops at the first write error; returning drops its receiver and
-/// the token sender, which stops the workers and the reader.
-fn write_in_order(
+/// Writes rendered batches, in the order given, with the separators the format needs; stops at
+/// the first write error.
+struct OrderedWriter<'o> {
     style: Style,
-    done_rx: Receiver<Rendered>,
-    token_tx: SyncSender<()>,
-    out: &mut dyn Write,
-) -> (Tally, io::Result<()>) {
-    let mut tally = Tally::default();
-    let mut pending: BTreeMap<u64, Rendered> = BTreeMap::new();
-    let mut next = 0u64;
-    let mut printed_any = false;
-    if let Err(e) = out.write_all(output::header(style.format).as_bytes()) {
-        return (tally, Err(e));
-    }
-    for rendered in done_rx {
-        pending.insert(rendered.seq, rendered);
-        while let Some(batch) = pending.remove(&next) {
-            next += 1;
-            tally.merge(&batch.tally);
-            for piece in &batch.pieces {
-                let written = if printed_any {
-                    out.write_all(output::separator(style.format).as_bytes())
-                } else {
-                    Ok(())
-                }
-                .and_then(|()| out.write_all(piece.as_bytes()));
-                if let Err(e) = written {
-                    return (tally, Err(e));
-                }
-                printed_any = true;
+    out: &'o mut dyn Write,
+    tally: Tally,
+    printed_any: bool,
+    result: io::Result<()>,
+}
+
+impl OrderedWriter<'_> {
+    fn write(&mut self, batch: &Rendered) -> bool {
+        self.tally.merge(&batch.tally);
+        for piece in &batch.pieces {
+            let separator = if self.printed_any {
+                output::separator(self.style.format)
+            } else {
+                ""
+            };
+            self.result = self
+                .out
+                .write_all(separator.as_bytes())
+                .and_then(|()| self.out.write_all(piece.as_bytes()));
+            if self.result.is_err() {
+                return false;
             }
-            let _ = token_tx.send(());
+            self.printed_any = true;
         }
+        true
     }
-    let footer = output::footer(style.format, &tally, printed_any);
-    let result = out.write_all(footer.as_bytes()).and_then(|()| out.flush());
-    (tally, result)
+
+    fn finish(&mut self) -> io::Result<()> {
+        std::mem::replace(&mut self.result, Ok(()))?;
+        let footer = output::footer(self.style.format, &self.tally, self.printed_any);
+        self.out
+            .write_all(footer.as_bytes())
+            .and_then(|()| self.out.flush())
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@ than iceberg-rust) and prints each row as one JSON object, every value in Iceber
 JSON form, as `schema2iceberg records --show all` prints rows. Used by crates/cli/tests/deliver.rs
 when DELIVER_PYICEBERG_PYTHON names a Python with pyiceberg[sql-sqlite,pyarrow]==0.12.0.
 
-Usage: python read_pyiceberg.py WAREHOUSE
+Usage: python read_pyiceberg.py WAREHOUSE [NAMESPACE.TABLE]
 """
 
 import datetime
@@ -57,7 +57,7 @@ def main():
         uri=f"sqlite:///{warehouse}/catalog.db",
         warehouse=f"file://{warehouse}",
     )
-    table = catalog.load_table("db.events")
+    table = catalog.load_table(sys.argv[2] if len(sys.argv) > 2 else "db.events")
     arrow = table.scan().to_arrow()
     for row in arrow.to_pylist():
         out = {f.name: value(row[f.name], f.type) for f in arrow.schema}

@@ -6,7 +6,7 @@ use schema2iceberg_parser::json::JsonId;
 use schema2iceberg_parser::{Code, Number};
 
 use super::arn::{Arn, ArnSpec, KMS_KEY_ARN, S3_BUCKET_ARN};
-use super::{kinesis, msk, Checker, Part, Service};
+use super::{kinesis, msk, Checker, Part, Service, Setting};
 use super::{
     ARN, BUCKET_OWNER, CHANNEL_NAME, COMPRESSION, DATA_FRESHNESS, DESTINATION, ERROR_PREFIX,
     KMS_KEY, NAME_PATTERN, NAME_RULE, PARTITION_SPEC, SOURCE_NAME, TABLE_COUNT,
@@ -189,6 +189,7 @@ impl<'a> Checker<'a> {
         let Some(value) = self.string(id, "ChannelName") else {
             return;
         };
+        self.setting(Setting::ChannelName, id, value);
         self.text_rule(
             &CHANNEL_NAME,
             id,
@@ -239,6 +240,7 @@ impl<'a> Checker<'a> {
         let Some(n) = self.integer(id, "DataFreshnessInSeconds") else {
             return;
         };
+        self.setting(Setting::DataFreshness, id, n.as_str());
         let low = Number::from_json_text("300");
         let high = Number::from_json_text("900");
         if n.cmp_exact(&low).is_lt() || n.cmp_exact(&high).is_gt() {
@@ -264,6 +266,7 @@ impl<'a> Checker<'a> {
         let Some(value) = self.string(id, "CompressionType") else {
             return;
         };
+        self.setting(Setting::Compression, id, value);
         if allowed.contains(&value) {
             return;
         }
@@ -285,95 +288,25 @@ impl<'a> Checker<'a> {
         self.bad(&COMPRESSION, id, message, Some(help));
     }
 
-    /// A namespace or table name: the API pattern `[0-9a-z_]+` with 1–255 characters, then the
-    /// S3 Tables naming rules.
-    // Over 80 lines: one rule after another, each stopping at the first failure with a help
-    // that fixes that failure; they share `value` and `key`, and split apart they would each
-    // repeat the early returns.
+    /// A namespace or table name, checked by [`name_problem`].
     pub(super) fn table_name(&mut self, id: JsonId, key: &str, namespace: bool) {
         let Some(value) = self.string(id, key) else {
             return;
         };
-        let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
-        let len = value.chars().count();
-        if len == 0 {
-            self.bad(
-                &NAME_PATTERN,
-                id,
-                format!("`{key}` is empty"),
-                Some("give 1–255 characters: lowercase letters, digits and `_`".to_string()),
-            );
-            return;
-        }
-        if len > 255 {
-            self.bad(
-                &NAME_PATTERN,
-                id,
-                format!("`{key}` has {len} characters; the limit is 255"),
-                Some("shorten it to at most 255 characters".to_string()),
-            );
-            return;
-        }
-        if let Some(c) = first_bad(value, allowed) {
-            let why = if c.is_uppercase() {
-                "; uppercase names also hide the table from Athena and Lake Formation"
-            } else {
-                ""
-            };
-            let suggestion: String = value
-                .chars()
-                .map(|c| match c {
-                    '-' | '.' | ' ' => '_',
-                    c => c.to_ascii_lowercase(),
-                })
-                .collect();
-            let help = if suggestion.chars().all(allowed) {
-                format!("use `{suggestion}`")
-            } else {
-                "use only lowercase letters, digits and `_`".to_string()
-            };
-            self.bad(
-                &NAME_PATTERN,
-                id,
-                format!(
-                    "{} is not allowed in `{key}`, which takes only lowercase letters, digits and `_`{why}",
-                    describe_char(c)
-                ),
-                Some(help),
-            );
-            return;
-        }
-        let trimmed = if namespace {
-            value.trim_matches('_')
+        let setting = if namespace {
+            Setting::Namespace
         } else {
-            value.trim_start_matches('_')
+            Setting::TableName
         };
-        let trim_help = if trimmed.is_empty() {
-            "use letters or digits".to_string()
-        } else {
-            format!("use `{trimmed}`")
-        };
-        let rule_problem = if value.starts_with('_') {
-            Some((
-                format!("`{key}` must begin with a letter or digit"),
-                trim_help,
-            ))
-        } else if namespace && value.ends_with('_') {
-            Some((
-                format!("`{key}` ends with `_`; a namespace must end with a letter or digit"),
-                trim_help,
-            ))
-        } else if namespace && value.starts_with("aws") {
-            Some((
-                format!("`{key}` begins with `aws`; S3 Tables does not allow a namespace to begin with `aws`"),
-                "choose a namespace that does not begin with `aws`".to_string(),
-            ))
-        } else {
-            None
-        };
-        if let Some((message, help)) = rule_problem {
-            self.bad(&NAME_RULE, id, message, Some(help));
+        self.setting(setting, id, value);
+        if let Some(problem) = name_problem(value, key, namespace) {
+            self.bad(problem.code, id, problem.message, Some(problem.help));
         }
+    }
+
+    fn setting(&mut self, setting: Setting, id: JsonId, value: &str) {
+        let location = self.file.location(id);
+        self.settings.push((setting, value.to_string(), location));
     }
 
     pub(super) fn source_name(&mut self, id: JsonId) {
@@ -445,6 +378,7 @@ impl<'a> Checker<'a> {
             let Some(value) = self.string(id, "ErrorOutputPrefix") else {
                 return;
             };
+            self.setting(Setting::ErrorOutputPrefix, id, value);
             // MSK documents no pattern for the prefix, so only Kinesis's is enforced.
             if !kinesis {
                 return;
@@ -555,4 +489,105 @@ pub(super) fn describe_char(c: char) -> String {
 
 pub(super) fn is_account(value: &str) -> bool {
     value.len() == 12 && value.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// What is wrong with a namespace or table name, with the help that fixes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameProblem {
+    /// `channel-name-pattern` (the API pattern) or `channel-name-rule` (the S3 Tables rules).
+    pub code: &'static Code,
+    /// What breaks the rule.
+    pub message: String,
+    /// How to fix it.
+    pub help: String,
+}
+
+/// The rules a namespace (`namespace`) or table name follows: the API pattern `[0-9a-z_]+` with
+/// 1–255 characters, then the S3 Tables naming rules. `key` names the value in the message.
+// Over 80 lines: one rule after another, each stopping at the first failure with a help that
+// fixes that failure; split apart they would each repeat the early returns.
+pub fn name_problem(value: &str, key: &str, namespace: bool) -> Option<NameProblem> {
+    let problem = |code: &'static Code, message: String, help: String| {
+        Some(NameProblem {
+            code,
+            message,
+            help,
+        })
+    };
+    let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_';
+    let len = value.chars().count();
+    if len == 0 {
+        return problem(
+            &NAME_PATTERN,
+            format!("`{key}` is empty"),
+            "give 1–255 characters: lowercase letters, digits and `_`".to_string(),
+        );
+    }
+    if len > 255 {
+        return problem(
+            &NAME_PATTERN,
+            format!("`{key}` has {len} characters; the limit is 255"),
+            "shorten it to at most 255 characters".to_string(),
+        );
+    }
+    if let Some(c) = first_bad(value, allowed) {
+        let why = if c.is_uppercase() {
+            "; uppercase names also hide the table from Athena and Lake Formation"
+        } else {
+            ""
+        };
+        let suggestion: String = value
+            .chars()
+            .map(|c| match c {
+                '-' | '.' | ' ' => '_',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        let help = if suggestion.chars().all(allowed) {
+            format!("use `{suggestion}`")
+        } else {
+            "use only lowercase letters, digits and `_`".to_string()
+        };
+        return problem(
+            &NAME_PATTERN,
+            format!(
+                "{} is not allowed in `{key}`, which takes only lowercase letters, digits and `_`{why}",
+                describe_char(c)
+            ),
+            help,
+        );
+    }
+    let trimmed = if namespace {
+        value.trim_matches('_')
+    } else {
+        value.trim_start_matches('_')
+    };
+    let trim_help = if trimmed.is_empty() {
+        "use letters or digits".to_string()
+    } else {
+        format!("use `{trimmed}`")
+    };
+    if value.starts_with('_') {
+        problem(
+            &NAME_RULE,
+            format!("`{key}` must begin with a letter or digit"),
+            trim_help,
+        )
+    } else if namespace && value.ends_with('_') {
+        problem(
+            &NAME_RULE,
+            format!("`{key}` ends with `_`; a namespace must end with a letter or digit"),
+            trim_help,
+        )
+    } else if namespace && value.starts_with("aws") {
+        problem(
+            &NAME_RULE,
+            format!(
+                "`{key}` begins with `aws`; S3 Tables does not allow a namespace to begin with `aws`"
+            ),
+            "choose a namespace that does not begin with `aws`".to_string(),
+        )
+    } else {
+        None
+    }
 }

@@ -20,6 +20,7 @@ mod kinesis;
 mod msk;
 mod recognise;
 
+pub use fields::{name_problem, NameProblem};
 pub use recognise::recognise;
 use recognise::ACCEPTED_SHAPES;
 
@@ -210,6 +211,27 @@ pub struct ChannelCheck {
     /// Each streaming-table record format found (`RecordFormatType`, `ValueConverter`), with the
     /// location of its value, in file order.
     pub record_formats: Vec<(RecordFormat, Location)>,
+    /// The other values a local channel needs (names, compression, dead-letter prefix,
+    /// freshness), each with the location of its value, in file order. Recorded as written,
+    /// whether or not the value passes its rule: the diagnostics say that.
+    pub settings: Vec<(Setting, String, Location)>,
+}
+
+/// A value of a channel configuration that `deliver` uses to act as the channel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// `ChannelName`.
+    ChannelName,
+    /// Kinesis `Namespace`, MSK `DestinationDatabaseName`.
+    Namespace,
+    /// Kinesis `TableName`, MSK `DestinationTableName`.
+    TableName,
+    /// `CompressionType`.
+    Compression,
+    /// `ErrorOutputPrefix` of the dead-letter bucket.
+    ErrorOutputPrefix,
+    /// `DataFreshnessInSeconds`, as its integer text.
+    DataFreshness,
 }
 /// Recognises each file by its shape and checks everything AWS documents.
 // Over 80 lines: one pass that keeps three things in step across files (the first service seen,
@@ -218,6 +240,7 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
     let mut per_file: Vec<Vec<Diagnostic>> = Vec::with_capacity(files.len());
     let mut partition_sources = Vec::new();
     let mut record_formats = Vec::new();
+    let mut settings = Vec::new();
     // Parts seen so far, across files, with the file that gave each.
     let mut parts: Vec<(Part, String)> = Vec::new();
     let mut first_service: Option<(Service, String)> = None;
@@ -266,6 +289,7 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
                     diagnostics: Vec::new(),
                     sources: Vec::new(),
                     formats: Vec::new(),
+                    settings: Vec::new(),
                     parts: Vec::new(),
                 };
                 checker.check(root, shape);
@@ -292,6 +316,8 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
                 checker.sources.sort_by_key(|(_, at)| at.span.start());
                 partition_sources.append(&mut checker.sources);
                 record_formats.append(&mut checker.formats);
+                checker.settings.sort_by_key(|(_, _, at)| at.span.start());
+                settings.append(&mut checker.settings);
             }
         }
         diagnostics.sort_by_key(|d| d.location.span.start());
@@ -303,6 +329,7 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
         diagnostics: per_file.into_iter().flatten().collect(),
         partition_sources,
         record_formats,
+        settings,
     }
 }
 
@@ -331,6 +358,7 @@ struct Checker<'a> {
     diagnostics: Vec<Diagnostic>,
     sources: Vec<(String, Location)>,
     formats: Vec<(RecordFormat, Location)>,
+    settings: Vec<(Setting, String, Location)>,
     parts: Vec<(Part, JsonId)>,
 }
 

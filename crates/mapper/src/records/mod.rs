@@ -44,6 +44,7 @@ use serde_json::Value;
 pub use framing::{format_uuid, parse_uuid, MAX_INFLATED};
 pub use reason::{reason_table, with_reason_table, Reason};
 pub use row::Cell;
+pub use values::{decimal_text, timestamptz_micros, timestamptz_text};
 
 use crate::{compile, CompileOptions, Compiled};
 
@@ -208,13 +209,23 @@ impl RecordChecker {
     /// What the channel does with one record's bytes. With `want_row`, a delivered record
     /// carries its row ([`Delivered::row`] and [`Delivered::cells`]).
     pub fn check(&self, bytes: &[u8], want_row: bool) -> Verdict {
-        match self.steps(bytes, want_row) {
+        Self::verdict(self.steps(bytes, want_row, want_row))
+    }
+
+    /// As [`RecordChecker::check`], for writing the table: a delivered record carries its
+    /// [`Delivered::cells`] but not the JSON row, which writing does not need.
+    pub fn check_for_table(&self, bytes: &[u8]) -> Verdict {
+        Self::verdict(self.steps(bytes, true, false))
+    }
+
+    fn verdict(steps: Result<Delivered, Failure>) -> Verdict {
+        match steps {
             Ok(delivered) => Verdict::Delivered(delivered),
             Err(failure) => Verdict::Dlq(failure),
         }
     }
 
-    fn steps(&self, bytes: &[u8], want_row: bool) -> Result<Delivered, Failure> {
+    fn steps(&self, bytes: &[u8], want_cells: bool, want_row: bool) -> Result<Delivered, Failure> {
         let text = framing::unframe(bytes, self.options.format, self.options.schema_version_id)?;
         let doc = schema2iceberg_parser::json::read(&text).map_err(|error| Failure {
             reason: Reason::MalformedJson,
@@ -238,11 +249,11 @@ impl RecordChecker {
         })?;
         self.check_partition(&doc)?;
         self.validator.check(&value, &doc)?;
-        let converted = convert::convert_record(&self.plan, &doc, want_row)?;
+        let converted = convert::convert_record(&self.plan, &doc, want_cells)?;
         let row = want_row.then(|| row::row_json(&self.plan, &converted.cells));
         Ok(Delivered {
             row,
-            cells: want_row.then_some(converted.cells),
+            cells: want_cells.then_some(converted.cells),
             dropped: converted.dropped,
         })
     }

@@ -91,7 +91,7 @@ pub(crate) fn unscaled(text: &str, scale: u32) -> Result<i128, NumberMisfit> {
 
 /// A decimal's unscaled value written at its scale, as Iceberg's single-value JSON writes it
 /// (`"14.20"`).
-pub(crate) fn decimal_text(unscaled: i128, scale: u32) -> String {
+pub fn decimal_text(unscaled: i128, scale: u32) -> String {
     let digits = unscaled.unsigned_abs().to_string();
     let scale = scale as usize;
     let sign = if unscaled < 0 { "-" } else { "" };
@@ -130,7 +130,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 /// A timestamptz in Iceberg's single-value JSON form, `2026-07-09T20:00:00.5+00:00` style: the
 /// fraction in 0, 3 or 6 digits as needed, which is what the `iceberg` crate writes. Written
 /// here because that crate's writer overflows (panics) on instants before 1970.
-pub(crate) fn timestamptz_text(micros: i64) -> String {
+pub fn timestamptz_text(micros: i64) -> String {
     let (year, month, day) = civil_from_days(micros.div_euclid(86_400_000_000));
     let of_day = micros.rem_euclid(86_400_000_000);
     let seconds = of_day / 1_000_000;
@@ -228,7 +228,7 @@ fn offset(text: &str) -> Option<i64> {
 }
 
 /// An RFC 3339 `date-time` with an offset: microseconds since the epoch, in UTC.
-pub(crate) fn timestamptz_micros(text: &str) -> Option<i64> {
+pub fn timestamptz_micros(text: &str) -> Option<i64> {
     let (days, rest) = date_prefix(text)?;
     let (micros, rest) = time_prefix(expect(rest, &['T', 't'])?)?;
     let offset = offset(rest)?;

@@ -1,0 +1,91 @@
+//! The local dead-letter folder: `<warehouse>/dlq/<ErrorOutputPrefix or the default>/`, one
+//! NDJSON file per delivery cycle with a failure.
+//!
+//! AWS documents that the channel's dead-letter queue holds record identifiers and error
+//! context, not payloads, so a line holds the record's place (input, position, line or
+//! sequence number), reason, pointer, message and keyword; the payload (base64) only with
+//! `--dlq-payload`. A cycle's file is named by the cycle's number and written whole (to a
+//! temporary name, then renamed) before the cycle commits, so a run killed before the commit
+//! and started again writes the same file again rather than a second one.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use schema2iceberg_mapper::records::Verdict;
+use serde_json::json;
+
+use crate::records::input::Record;
+use crate::records::output::record_json;
+
+/// The prefix when the channel configuration gives no `ErrorOutputPrefix`: AWS's documented
+/// default, `kinesis-channel/errors/<channelName>/<channelId>/`, with the channel name from the
+/// configuration (else `<namespace>.<table>`) and `local` for the id a local channel lacks.
+pub(crate) fn default_prefix(channel_name: Option<&str>, namespace: &str, table: &str) -> String {
+    let name = channel_name.map_or_else(|| format!("{namespace}.{table}"), str::to_string);
+    format!("kinesis-channel/errors/{name}/local/")
+}
+
+/// The folder a prefix names under the warehouse. The prefix is an S3 key prefix: `/`
+/// separates folders, empty parts are dropped, and `.` or `..` parts, which would leave the
+/// dead-letter folder, are refused.
+pub(crate) fn folder(warehouse: &Path, prefix: &str) -> Result<PathBuf, String> {
+    let mut dir = warehouse.join("dlq");
+    for part in prefix.split('/').filter(|p| !p.is_empty()) {
+        if part == "." || part == ".." {
+            return Err(format!(
+                "the ErrorOutputPrefix `{prefix}` has a `{part}` part, which would leave the warehouse's dlq folder; S3 keeps it as text, but a local folder cannot"
+            ));
+        }
+        dir.push(part);
+    }
+    Ok(dir)
+}
+
+/// One failed record's line.
+pub(crate) fn line(input: &str, record: &Record, verdict: &Verdict, payload: bool) -> String {
+    let mut value = record_json(input, record, verdict);
+    if let Some(object) = value.as_object_mut() {
+        object.shift_remove("verdict");
+        if payload {
+            object.insert(
+                "payload-base64".into(),
+                json!(base64::engine::general_purpose::STANDARD.encode(&record.bytes)),
+            );
+        }
+    }
+    let mut text = value.to_string();
+    text.push('\n');
+    text
+}
+
+/// Writes cycle `cycle`'s lines as `cycle-<cycle>.ndjson` in `dir`; returns the file.
+pub(crate) fn write_cycle(dir: &Path, cycle: u64, lines: &[String]) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        format!(
+            "cannot create the dead-letter folder `{}`: {e}",
+            dir.display()
+        )
+    })?;
+    let path = dir.join(format!("cycle-{cycle:06}.ndjson"));
+    let partial = dir.join(format!(".cycle-{cycle:06}.ndjson.partial"));
+    std::fs::write(&partial, lines.concat())
+        .and_then(|()| std::fs::rename(&partial, &path))
+        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prefix_cannot_leave_the_dlq_folder() {
+        let warehouse = Path::new("/w");
+        assert_eq!(
+            folder(warehouse, "errors//orders/").unwrap(),
+            Path::new("/w/dlq/errors/orders")
+        );
+        assert!(folder(warehouse, "errors/../../etc/").is_err());
+        assert!(folder(warehouse, "./x").is_err());
+    }
+}

@@ -1,0 +1,152 @@
+//! Exactly once: how far into each input the table's commits reached, kept in each snapshot's
+//! summary, and read back to resume.
+//!
+//! An input is known by its absolute path (or `-` for standard input). Each commit records, for
+//! every input the table was ever filled from, how many of its records are done (delivered or
+//! sent to the dead-letter queue) and a fingerprint of those records (the last one's sequence
+//! number too, for get-records). A later run skips them, after checking that the input's first
+//! records still have that fingerprint, so a different file under the same name is refused
+//! rather than half skipped.
+
+use iceberg::table::Table;
+use serde::{Deserialize, Serialize};
+
+/// The snapshot-summary property that holds the [`Progress`] as JSON.
+pub const PROGRESS_PROPERTY: &str = "schema2iceberg.progress";
+
+/// How far the table's commits reached, over every run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Progress {
+    /// Delivery cycles done, committed or not (a cycle whose records all went to the
+    /// dead-letter queue makes no commit): numbers the dead-letter files.
+    pub(crate) cycles: u64,
+    /// Each input, in the order first delivered.
+    pub(crate) inputs: Vec<InputProgress>,
+}
+
+/// How far one input is done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) struct InputProgress {
+    /// The input's name, as given.
+    pub(crate) input: String,
+    /// Records done, from the start of the input (blank NDJSON lines are not records).
+    pub(crate) records: u64,
+    /// The fingerprint of the records done ([`chain`] over each record's [`fingerprint`]).
+    pub(crate) fingerprint: String,
+    /// The last record's `SequenceNumber` (get-records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) sequence_number: Option<String>,
+}
+
+impl Progress {
+    /// The progress of the newest snapshot that records one, walking back from the current
+    /// snapshot through its parents; none for a table without.
+    pub(crate) fn of_table(table: &Table) -> Result<Progress, String> {
+        let metadata = table.metadata();
+        let mut next = metadata.current_snapshot_id();
+        // Snapshots form a chain; the count bounds the walk even if the metadata had a loop.
+        for _ in 0..=metadata.snapshots().count() {
+            let Some(snapshot) = next.and_then(|id| metadata.snapshot_by_id(id)) else {
+                break;
+            };
+            if let Some(text) = snapshot
+                .summary()
+                .additional_properties
+                .get(PROGRESS_PROPERTY)
+            {
+                return serde_json::from_str(text).map_err(|e| {
+                    format!(
+                        "snapshot {} has a `{PROGRESS_PROPERTY}` that cannot be read ({e}), so it is not known which records the table holds",
+                        snapshot.snapshot_id()
+                    )
+                });
+            }
+            next = snapshot.parent_snapshot_id();
+        }
+        Ok(Progress::default())
+    }
+
+    /// How far `input` is done.
+    pub(crate) fn of_input(&self, input: &str) -> Option<&InputProgress> {
+        self.inputs.iter().find(|p| p.input == input)
+    }
+
+    /// Records that `input` is done up to `done`.
+    pub(crate) fn advance(&mut self, done: InputProgress) {
+        match self.inputs.iter_mut().find(|p| p.input == done.input) {
+            Some(known) => *known = done,
+            None => self.inputs.push(done),
+        }
+    }
+
+    /// The summary property's value.
+    pub(crate) fn to_property(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A record's fingerprint: FNV-1a (64 bits) of its bytes. Not for security, only to tell a
+/// different record at the same position from the same one; stable across versions, unlike
+/// std's hasher.
+pub(crate) fn fingerprint(bytes: &[u8]) -> u64 {
+    let mut hash = CHAIN_START;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// The fingerprint of an input's first records: each record's fingerprint, chained in order.
+pub(crate) fn chain(so_far: u64, record: u64) -> u64 {
+    let mut hash = so_far;
+    for byte in record.to_le_bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// Where [`chain`] starts: FNV's offset basis.
+pub(crate) const CHAIN_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// A fingerprint as the summary holds it.
+pub(crate) fn fingerprint_text(hash: u64) -> String {
+    format!("fnv1a64:{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprints_are_fnv1a() {
+        // The published FNV-1a 64 test vectors.
+        let text = |bytes: &[u8]| fingerprint_text(fingerprint(bytes));
+        assert_eq!(text(b""), "fnv1a64:cbf29ce484222325");
+        assert_eq!(text(b"a"), "fnv1a64:af63dc4c8601ec8c");
+        assert_eq!(text(b"foobar"), "fnv1a64:85944171f73967e8");
+    }
+
+    #[test]
+    fn advancing_keeps_first_delivered_order() {
+        let mut progress = Progress::default();
+        for (input, records) in [("b", 1), ("a", 2), ("b", 3)] {
+            progress.advance(InputProgress {
+                input: input.to_string(),
+                records,
+                fingerprint: String::new(),
+                sequence_number: None,
+            });
+        }
+        let order: Vec<(&str, u64)> = progress
+            .inputs
+            .iter()
+            .map(|p| (p.input.as_str(), p.records))
+            .collect();
+        assert_eq!(order, [("b", 3), ("a", 2)]);
+        let read: Progress = serde_json::from_str(&progress.to_property()).unwrap();
+        assert_eq!(read, progress);
+    }
+}
