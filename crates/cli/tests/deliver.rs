@@ -359,10 +359,17 @@ async fn check_partitions(table: &Table) -> String {
         .clone();
     let list = table.manifest_list_reader(snapshot).load().await.unwrap();
     let mut lines = Vec::new();
+    let mut held = Vec::new();
     for manifest_file in list.entries() {
         let manifest = manifest_file.load_manifest(table.file_io()).await.unwrap();
         for entry in manifest.entries() {
             let data_file = entry.data_file();
+            held.push(
+                data_file
+                    .file_path()
+                    .trim_start_matches("file://")
+                    .to_string(),
+            );
             let Some(Literal::Primitive(PrimitiveLiteral::Int(hour))) =
                 data_file.partition().fields()[0].clone()
             else {
@@ -406,6 +413,21 @@ async fn check_partitions(table: &Table) -> String {
         }
     }
     lines.sort();
+    // Append-only: the current snapshot holds every data file ever committed, so a file on disk
+    // that it does not hold was left by a cycle that did not commit.
+    let data = table
+        .metadata()
+        .location()
+        .trim_start_matches("file://")
+        .to_string()
+        + "/data";
+    let orphans = walk(Path::new(&data))
+        .into_iter()
+        .filter(|p| !held.contains(&p.display().to_string()))
+        .count();
+    lines.push(format!(
+        "  data files on disk that no snapshot holds: {orphans}"
+    ));
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 

@@ -424,13 +424,18 @@ impl<'a> Driver<'a> {
             bytes: data_files.iter().map(|f| f.file_size_in_bytes()).sum(),
             dead_letter_file,
         };
-        // fast_append refuses an empty append, so a cycle without rows makes no commit; its
-        // progress is committed by the next commit, and until then a rerun redoes the cycle and
-        // writes the same dead-letter file again.
-        let snapshot_id = if data_files.is_empty() {
-            None
-        } else {
-            let transaction = Transaction::new(&self.table);
+        // The progress goes into the table's properties with every commit, and into the
+        // snapshot summary of a cycle with rows. fast_append refuses an empty append, so a cycle
+        // whose records all went to the dead-letter queue commits the properties alone.
+        let transaction = Transaction::new(&self.table);
+        let properties = transaction
+            .update_table_properties()
+            .set(PROGRESS_PROPERTY.to_string(), self.progress.to_property());
+        let mut transaction = properties
+            .apply(transaction)
+            .map_err(|e| format!("cannot prepare the commit: {e}"))?;
+        let appends = !data_files.is_empty();
+        if appends {
             let append = transaction
                 .fast_append()
                 .add_data_files(data_files)
@@ -438,20 +443,24 @@ impl<'a> Driver<'a> {
                     PROGRESS_PROPERTY.to_string(),
                     self.progress.to_property(),
                 )]));
-            let transaction = append
+            transaction = append
                 .apply(transaction)
                 .map_err(|e| format!("cannot prepare the commit: {e}"))?;
-            let committed = self
-                .runtime
-                .block_on(transaction.commit(self.catalog))
-                .map_err(|e| {
-                    format!(
-                        "the commit of cycle {} failed: {e}. The table keeps its last committed snapshot; the cycle's data files (`{}-*`) may be left in its data folder",
-                        cycle.number, cycle.file_prefix
-                    )
-                })?;
-            self.table = committed;
+        }
+        let committed = self
+            .runtime
+            .block_on(transaction.commit(self.catalog))
+            .map_err(|e| {
+                format!(
+                    "the commit of cycle {} failed: {e}. The table keeps its last committed snapshot; the cycle's data files (`{}-*`) may be left in its data folder",
+                    cycle.number, cycle.file_prefix
+                )
+            })?;
+        self.table = committed;
+        let snapshot_id = if appends {
             self.table.metadata().current_snapshot_id()
+        } else {
+            None
         };
         self.cycles_this_run += 1;
         (self.on_cycle)(&CycleReport {
@@ -508,7 +517,7 @@ impl<'a> Driver<'a> {
             }
         }
         let snapshot = match self.table.metadata().current_snapshot_id() {
-            Some(id) => format!("its last committed snapshot, {id}"),
+            Some(id) => format!("its last commit, snapshot {id}"),
             None => "no snapshot, as before".to_string(),
         };
         let mut message =

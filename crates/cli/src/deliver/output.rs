@@ -29,7 +29,7 @@ pub(crate) fn cycle_line(cycle: &CycleReport) -> String {
             cycle.data_files,
             size(cycle.bytes)
         ),
-        None => "no commit (no record delivered)".to_string(),
+        None => "no record delivered (the commit records only the progress)".to_string(),
     };
     let dead = match &cycle.dead_letter_file {
         Some(file) => format!(", {} to the dead-letter queue ({file})", cycle.dead_letters),
@@ -72,7 +72,7 @@ impl Summary<'_> {
 
     /// The text summary, with the commands that read the table.
     pub(crate) fn text(&self) -> String {
-        let commits = self
+        let snapshots = self
             .cycles
             .iter()
             .filter(|c| c.snapshot_id.is_some())
@@ -85,13 +85,13 @@ impl Summary<'_> {
             ));
         } else {
             out.push_str(&format!(
-                "{} record(s) delivered to `{}`{} and {} sent to the dead-letter queue, in {} cycle(s) ({} commit(s))\n",
+                "{} record(s) delivered to `{}`{} and {} sent to the dead-letter queue, in {} cycle(s) ({} new snapshot(s))\n",
                 self.delivered(),
                 self.table,
                 if self.created { " (created)" } else { "" },
                 self.dead_letters(),
                 self.cycles.len(),
-                commits,
+                snapshots,
             ));
         }
         out.push_str(&format!(
@@ -130,7 +130,7 @@ impl Summary<'_> {
             "warehouse": self.warehouse.display().to_string(),
             "catalog": {
                 "name": CATALOG_NAME,
-                "uri": format!("sqlite:///{}", self.warehouse.join("catalog.db").display().to_string().trim_start_matches('/')),
+                "uri": format!("sqlite:///{}", self.warehouse.join("catalog.db").display()),
             },
             "cycles": self.cycles,
             "summary": {

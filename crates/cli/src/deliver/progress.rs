@@ -1,5 +1,5 @@
-//! Exactly once: how far into each input the table's commits reached, kept in each snapshot's
-//! summary, and read back to resume.
+//! Exactly once: how far into each input the table's commits reached, kept in the table's
+//! properties (every commit sets it) and in each snapshot's summary, and read back to resume.
 //!
 //! An input is known by its absolute path (or `-` for standard input). Each commit records, for
 //! every input the table was ever filled from, how many of its records are done (delivered or
@@ -17,8 +17,7 @@ pub const PROGRESS_PROPERTY: &str = "schema2iceberg.progress";
 /// How far the table's commits reached, over every run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Progress {
-    /// Delivery cycles done, committed or not (a cycle whose records all went to the
-    /// dead-letter queue makes no commit): numbers the dead-letter files.
+    /// Delivery cycles done: numbers the dead-letter files.
     pub(crate) cycles: u64,
     /// Each input, in the order first delivered.
     pub(crate) inputs: Vec<InputProgress>,
@@ -40,10 +39,18 @@ pub(crate) struct InputProgress {
 }
 
 impl Progress {
-    /// The progress of the newest snapshot that records one, walking back from the current
-    /// snapshot through its parents; none for a table without.
+    /// The progress in the table's properties; else that of the newest snapshot that records
+    /// one, walking back from the current snapshot through its parents; none for a table
+    /// without.
     pub(crate) fn of_table(table: &Table) -> Result<Progress, String> {
         let metadata = table.metadata();
+        if let Some(text) = metadata.properties().get(PROGRESS_PROPERTY) {
+            return serde_json::from_str(text).map_err(|e| {
+                format!(
+                    "the table property `{PROGRESS_PROPERTY}` cannot be read ({e}), so it is not known which records the table holds"
+                )
+            });
+        }
         let mut next = metadata.current_snapshot_id();
         // Snapshots form a chain; the count bounds the walk even if the metadata had a loop.
         for _ in 0..=metadata.snapshots().count() {
