@@ -86,7 +86,8 @@ pub(crate) struct RecordSourceArgs {
     pub(crate) partition: Option<String>,
     /// A Kinesis or MSK channel configuration (as for check; repeatable for one split over
     /// files): its SourceName is the partition and its RecordFormatType / ValueConverter the
-    /// record format (e.g. --channel-config channel.json)
+    /// record format; deliver also takes the table's names, CompressionType, ErrorOutputPrefix
+    /// and DataFreshnessInSeconds from it (e.g. --channel-config channel.json)
     #[arg(long, value_name = "FILE")]
     pub(crate) channel_config: Vec<PathBuf>,
     /// How the channel reads record bytes: json (RecordFormatType JSON) or gsr-json (GSR_JSON,
