@@ -223,6 +223,21 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// Every row of the table, by a table scan into Arrow.
+async fn scan_all(table: &Table) -> Vec<RecordBatch> {
+    table
+        .scan()
+        .select_all()
+        .build()
+        .unwrap()
+        .to_arrow()
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap()
+}
+
 /// The one table of the warehouse, if any.
 async fn the_table(warehouse: &Path) -> Option<Table> {
     if !warehouse.join("catalog.db").exists() {
@@ -302,17 +317,7 @@ fn state(warehouse: &Path, case: &Path) -> State {
             .unwrap();
         }
         report.push_str(&check_partitions(&table).await);
-        let batches: Vec<RecordBatch> = table
-            .scan()
-            .select_all()
-            .build()
-            .unwrap()
-            .to_arrow()
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
+        let batches = scan_all(&table).await;
         state.rows = batches
             .iter()
             .flat_map(batch_rows)
@@ -647,17 +652,7 @@ fn two_runs_at_once() {
     assert!(locked_out <= 1);
     let rows = runtime().block_on(async {
         let table = the_table(&warehouse).await.unwrap();
-        let batches: Vec<RecordBatch> = table
-            .scan()
-            .select_all()
-            .build()
-            .unwrap()
-            .to_arrow()
-            .await
-            .unwrap()
-            .try_collect()
-            .await
-            .unwrap();
+        let batches = scan_all(&table).await;
         batches.iter().map(RecordBatch::num_rows).sum::<usize>()
     });
     assert_eq!(rows, 20_000);

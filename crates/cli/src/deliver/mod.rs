@@ -126,6 +126,9 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         sources,
         setup,
     } = prepare(&args.source, args.color.color)?;
+    if checker.partition_source().is_none() {
+        return Err("which partition? the channel partitions its table by the hour of one date-time field: give --partition FIELD, a --channel-config with its SourceName, or a partition in schema2iceberg.toml".to_string());
+    }
     let target = target::resolve(
         args.namespace.as_deref(),
         args.table.as_deref(),
@@ -188,7 +191,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         done: &done,
         payload: args.dlq_payload,
     };
-    let mut bar = Bar::new(total_bytes(&sources, args.source.input));
+    let bar = Bar::new(total_bytes(&sources, args.source.input));
     let mut reports = Vec::new();
     let text = args.format == DeliverFormat::Text;
     let mut on_cycle = |report: &cycle::CycleReport| {
@@ -210,14 +213,13 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         args.stop_after_cycles,
         &mut on_cycle,
     );
-    let mut read_bytes = Vec::new();
     let input_error = in_order(
         &sources,
         args.source.input,
         workers(),
         &|batch| batch_checker.check(batch),
         &mut |checked| {
-            read_bytes.push(checked.bytes);
+            bar.advance(checked.bytes);
             driver.take(checked)
         },
     );
@@ -225,7 +227,6 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
     let table_rows = table_rows(&driver.table);
     let time_columns = time_columns(driver.table.metadata().current_schema().as_struct(), "");
     drop(driver);
-    bar.advance(read_bytes.iter().sum());
     bar.finish();
     finished?;
     let summary = Summary {

@@ -183,7 +183,8 @@ pub(crate) fn spark_command(warehouse: &Path, table: &str) -> String {
 pub(crate) struct Bar {
     bar: Option<indicatif::ProgressBar>,
     started: Instant,
-    shown: bool,
+    /// Shared by the consumer that counts and the cycle lines that print; both on one thread.
+    shown: std::cell::Cell<bool>,
 }
 
 impl Bar {
@@ -207,17 +208,17 @@ impl Bar {
         Bar {
             bar,
             started: Instant::now(),
-            shown: false,
+            shown: std::cell::Cell::new(false),
         }
     }
 
     /// Counts `bytes` more of the input read.
-    pub(crate) fn advance(&mut self, bytes: u64) {
+    pub(crate) fn advance(&self, bytes: u64) {
         let Some(bar) = &self.bar else { return };
         bar.inc(bytes);
-        if !self.shown && self.started.elapsed() > Duration::from_secs(1) {
+        if !self.shown.get() && self.started.elapsed() > Duration::from_secs(1) {
             bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            self.shown = true;
+            self.shown.set(true);
         }
     }
 
@@ -229,7 +230,7 @@ impl Bar {
             let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
         };
         match &self.bar {
-            Some(bar) if self.shown => bar.suspend(write),
+            Some(bar) if self.shown.get() => bar.suspend(write),
             _ => write(),
         }
     }
