@@ -179,25 +179,33 @@ impl<'a> Job<'a> {
             max_rss_kb: rss as u64,
         })
     }
+}
 
-    /// The median wall time, the median CPU time and the largest peak memory of `runs` runs,
-    /// after one untimed run.
-    pub fn measure(&self, runs: usize, scratch: &Path) -> Result<Run, String> {
-        self.timed(scratch)?;
-        let mut all = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            all.push(self.timed(scratch)?);
-        }
-        let median = |mut values: Vec<f64>| {
-            values.sort_by(f64::total_cmp);
-            values.get(values.len() / 2).copied().unwrap_or(0.0)
-        };
-        Ok(Run {
-            wall_s: median(all.iter().map(|r| r.wall_s).collect()),
-            cpu_s: median(all.iter().map(|r| r.cpu_s).collect()),
-            max_rss_kb: all.iter().map(|r| r.max_rss_kb).max().unwrap_or(0),
-        })
+/// Times each job `runs` times, after one untimed run of each, taking turns (job 1, job 2, …,
+/// job 1, …) so that the machine's slower moments fall on every job alike; for each job, the
+/// median wall time, the median CPU time and the largest peak memory.
+pub fn measure(jobs: &[&Job], runs: usize, scratch: &Path) -> Result<Vec<Run>, String> {
+    for job in jobs {
+        job.timed(scratch)?;
     }
+    let mut all: Vec<Vec<Run>> = vec![Vec::with_capacity(runs); jobs.len()];
+    for _ in 0..runs {
+        for (job, times) in jobs.iter().zip(&mut all) {
+            times.push(job.timed(scratch)?);
+        }
+    }
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(0.0)
+    };
+    Ok(all
+        .iter()
+        .map(|times| Run {
+            wall_s: median(times.iter().map(|r| r.wall_s).collect()),
+            cpu_s: median(times.iter().map(|r| r.cpu_s).collect()),
+            max_rss_kb: times.iter().map(|r| r.max_rss_kb).max().unwrap_or(0),
+        })
+        .collect())
 }
 
 /// One generated file.

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::bench_process::{machine, Bench, BenchFile, Job, Options, PARTITION};
+use crate::bench_process::{machine, measure, Bench, BenchFile, Job, Options, PARTITION};
 
 /// `schema2iceberg records --partition PARTITION SCHEMA FILE`, as both benchmarks time it.
 pub fn records_job<'a>(bench: &'a Bench, file: &'a BenchFile) -> Job<'a> {
@@ -28,15 +28,17 @@ pub fn run(
 ) -> Result<(), String> {
     let bench = Bench::prepare(repository, options, false, cargo)?;
     println!(
-        "\nrecords against the floor: {}; median of {} runs after one warm-up (the file in the page cache)",
+        "\nrecords against the floor: {}; median of {} runs of each, taking turns, after one warm-up (the file in the page cache)",
         machine(),
         options.runs
     );
     println!("| file | floor (serde_json, 1 thread) | records (all cores) | records / floor | records CPU time / wall | records peak memory |\n|---:|---:|---:|---:|---:|---:|");
     for file in &bench.files {
-        let base =
-            Job::plain(&bench.floor, vec![&file.path]).measure(options.runs, &bench.cache)?;
-        let ours = records_job(&bench, file).measure(options.runs, &bench.cache)?;
+        let floor = Job::plain(&bench.floor, vec![&file.path]);
+        let records = records_job(&bench, file);
+        let [base, ours] = measure(&[&floor, &records], options.runs, &bench.cache)?[..] else {
+            return Err("measure gave no figures".to_string());
+        };
         println!(
             "| {:.0} MB | {} | {} | {:.0}% | {:.2} | {:.1} MiB |",
             file.megabytes(),
