@@ -130,8 +130,8 @@ pub fn run(
                 file.megabytes(),
                 file.records,
                 run.wall_s,
-                file.megabytes() / run.wall_s,
-                file.records as f64 / run.wall_s,
+                run.mb_per_s(file),
+                run.records_per_s(file),
                 run.cores(),
                 run.peak_mib(),
             );

@@ -85,19 +85,19 @@ impl Run {
         self.max_rss_kb as f64 / 1024.0
     }
 
-    /// The throughput over `file`: `X MB/s (W s)`, and records per second when `with_records`.
-    pub fn throughput(&self, file: &BenchFile, with_records: bool) -> String {
-        let megabytes = file.megabytes();
-        let records = if with_records {
-            format!(", {:.0} records/s", file.records as f64 / self.wall_s)
-        } else {
-            String::new()
-        };
-        format!(
-            "{:.1} MB/s{records} ({:.2} s)",
-            megabytes / self.wall_s,
-            self.wall_s
-        )
+    /// MB (10^6 bytes) of `file` per second of wall time.
+    pub fn mb_per_s(&self, file: &BenchFile) -> f64 {
+        file.megabytes() / self.wall_s
+    }
+
+    /// Records of `file` per second of wall time.
+    pub fn records_per_s(&self, file: &BenchFile) -> f64 {
+        file.records as f64 / self.wall_s
+    }
+
+    /// The throughput over `file` as the records table shows it: `X MB/s (W s)`.
+    pub fn throughput(&self, file: &BenchFile) -> String {
+        format!("{:.1} MB/s ({:.2} s)", self.mb_per_s(file), self.wall_s)
     }
 }
 

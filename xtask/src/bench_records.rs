@@ -42,8 +42,8 @@ pub fn run(
         println!(
             "| {:.0} MB | {} | {} | {:.0}% | {:.2} | {:.1} MiB |",
             file.megabytes(),
-            base.throughput(file, false),
-            ours.throughput(file, false),
+            base.throughput(file),
+            ours.throughput(file),
             100.0 * base.wall_s / ours.wall_s,
             ours.cores(),
             ours.peak_mib(),

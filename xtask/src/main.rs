@@ -32,9 +32,11 @@ tasks:
             thread (the floor), as whole processes: MB/s, the ratio, and peak memory; N runs
             each (default 5), median
   bench --deliver [--size SIZE] [--runs N]
-            on the same files, time `schema2iceberg records` and `schema2iceberg deliver` (each
-            deliver run into a new warehouse in the target directory, checked to hold every
-            record): wall time, MB/s, records/s, cores used, peak memory, and deliver / records
+            the same sizes, generated with `gen-records --stream` (event times that follow a
+            clock: a few hour partitions a cycle); on each, time `schema2iceberg records` and
+            `schema2iceberg deliver` (each deliver run into a new warehouse in the target
+            directory, checked to hold every record): wall time, MB/s, records/s, cores used,
+            peak memory, and deliver / records; N runs each (default 5), taking turns, median
   bench --instructions
             count the instructions of each phase (parse, read, compile, Iceberg's build)
             under valgrind's callgrind: slower, but the same on every run";
