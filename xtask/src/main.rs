@@ -1,5 +1,7 @@
 //! Developer tasks, run as `cargo xtask <task>`.
 
+mod bench_deliver;
+mod bench_process;
 mod bench_records;
 mod gen_records;
 
@@ -21,13 +23,20 @@ tasks:
             seed (`cargo xtask gen-records --help` says more)
   bench     run the criterion benchmarks and print, from one run, compile time against
             serde_json's parse of the same bytes, the corpus check, and process start-up
-            against a hello-world binary, and the records benchmark below (docs/performance.md)
+            against a hello-world binary, and the records benchmark below (docs/performance.md);
+            the deliver benchmark runs only when asked for (`bench --deliver`)
   bench --records [--size SIZE] [--runs N]
             generate (or reuse, cached in the target directory) NDJSON files of SIZE/4, SIZE/2
             and SIZE (default 200MB) for testdata/records/bench/every-type.schema.json, and
             time `schema2iceberg records` on each against serde_json parsing every line on one
             thread (the floor), as whole processes: MB/s, the ratio, and peak memory; N runs
             each (default 5), median
+  bench --deliver [--size SIZE] [--runs N]
+            the same sizes, generated with `gen-records --stream` (event times that follow a
+            clock: a few hour partitions a cycle); on each, time `schema2iceberg records` and
+            `schema2iceberg deliver` (each deliver run into a new warehouse in the target
+            directory, checked to hold every record): wall time, MB/s, records/s, cores used,
+            peak memory, and deliver / records; N runs each (default 5), taking turns, median
   bench --instructions
             count the instructions of each phase (parse, read, compile, Iceberg's build)
             under valgrind's callgrind: slower, but the same on every run";
@@ -169,8 +178,20 @@ fn main() -> ExitCode {
         }
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--records") => {
             let args: Vec<String> = std::env::args().skip(3).collect();
-            match bench_records::parse_args(&args)
+            match bench_process::parse_args("--records", &args)
                 .and_then(|options| bench_records::run(&repository_root(), &options, cargo))
+            {
+                Ok(()) => true,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    false
+                }
+            }
+        }
+        Some("bench") if std::env::args().nth(2).as_deref() == Some("--deliver") => {
+            let args: Vec<String> = std::env::args().skip(3).collect();
+            match bench_process::parse_args("--deliver", &args)
+                .and_then(|options| bench_deliver::run(&repository_root(), &options, cargo))
             {
                 Ok(()) => true,
                 Err(message) => {
@@ -182,7 +203,7 @@ fn main() -> ExitCode {
         Some("bench") => match bench().and_then(|()| {
             bench_records::run(
                 &repository_root(),
-                &bench_records::Options::default(),
+                &bench_process::Options::default(),
                 cargo,
             )
         }) {
@@ -210,7 +231,7 @@ fn main() -> ExitCode {
 
 /// The median of one criterion benchmark, in nanoseconds, from its `estimates.json`.
 fn criterion_median(group: &str, bench: &str) -> Option<f64> {
-    let path = bench_records::target_dir(&repository_root())
+    let path = bench_process::target_dir(&repository_root())
         .join("criterion")
         .join(group)
         .join(bench)
@@ -305,7 +326,7 @@ fn bench() -> Result<(), String> {
             human(check)
         );
     }
-    let target = bench_records::target_dir(&repository_root());
+    let target = bench_process::target_dir(&repository_root());
     let hello_source = target.join("xtask-hello.rs");
     let hello = target.join("xtask-hello");
     std::fs::write(&hello_source, "fn main() { println!(\"hello\"); }\n")
@@ -356,7 +377,7 @@ fn bench_instructions() -> Result<(), String> {
         return Err("the phase_instructions example did not build".to_string());
     }
     let program =
-        bench_records::target_dir(&repository_root()).join("release/examples/phase_instructions");
+        bench_process::target_dir(&repository_root()).join("release/examples/phase_instructions");
     // Enough repetitions that the set-up's share is small; callgrind runs about 50× slower.
     let files = [
         ("seed_event", 200),

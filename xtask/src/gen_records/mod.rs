@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 use schema2iceberg_mapper::{compile, CompileOptions};
 use schema2iceberg_parser::{LoadOptions, Severity, Workspace};
 
-use shape::StructShape;
+use shape::{Shape, StructShape};
 
 pub const USAGE: &str = "\
-usage: cargo xtask gen-records SCHEMA --size SIZE [--seed N] [--partition FIELD] [--out FILE]
+usage: cargo xtask gen-records SCHEMA --size SIZE [--seed N] [--partition FIELD [--stream]]
+                               [--out FILE]
 
   Writes NDJSON records (one a line) that the channel delivers for SCHEMA, until at least SIZE
   bytes are written: every column's type within its schema's bounds, optional fields sometimes
@@ -29,6 +30,10 @@ usage: cargo xtask gen-records SCHEMA --size SIZE [--seed N] [--partition FIELD]
                      GiB (powers of 1024); e.g. --size 200MB
   --seed N           the generator's seed (default 1)
   --partition FIELD  the partition source (dotted path), which every record then carries
+  --stream           the partition source (a top-level timestamptz) follows a stream's clock:
+                     2026-01-01T00:00:00Z plus 100 ms a record, within ±5 minutes, so that
+                     100,000 records span about 3 hours (without it, times are anywhere in
+                     1900-2199, one hour partition a record)
   --out FILE         where to write (default: standard output)";
 
 /// What `gen-records` was asked for.
@@ -38,6 +43,7 @@ pub struct Request {
     pub size: u64,
     pub seed: u64,
     pub partition: Option<String>,
+    pub stream: bool,
     pub out: Option<PathBuf>,
 }
 
@@ -47,6 +53,7 @@ pub fn parse_args(args: &[String]) -> Result<Request, String> {
     let mut size = None;
     let mut seed = 1;
     let mut partition = None;
+    let mut stream = false;
     let mut out = None;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -69,6 +76,7 @@ pub fn parse_args(args: &[String]) -> Result<Request, String> {
                     .map_err(|_| format!("--seed {text}: not a whole number"))?;
             }
             "--partition" => partition = Some(value("a FIELD")?),
+            "--stream" => stream = true,
             "--out" => out = Some(PathBuf::from(value("a FILE")?)),
             other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
             _ if schema.is_none() => schema = Some(PathBuf::from(arg)),
@@ -80,6 +88,7 @@ pub fn parse_args(args: &[String]) -> Result<Request, String> {
         size: size.ok_or("--size is needed")?,
         seed,
         partition,
+        stream,
         out,
     })
 }
@@ -121,7 +130,16 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 pub struct Generator {
     table: StructShape,
     rng: rng::Rng,
+    /// With `--stream`: the partition source's index among the top-level fields, and the
+    /// records written so far.
+    stream: Option<(usize, i64)>,
 }
+
+/// `--stream`'s clock: its start (2026-01-01T00:00:00Z), its step a record, and the spread
+/// around it, in microseconds.
+const STREAM_START: i64 = 1_767_225_600_000_000;
+const STREAM_STEP: i64 = 100_000;
+const STREAM_SPREAD: i64 = 300_000_000;
 
 impl Generator {
     /// Reads and compiles `schema`; an error says why no records can be generated.
@@ -161,7 +179,21 @@ impl Generator {
         Ok(Generator {
             table,
             rng: rng::Rng::new(seed),
+            stream: None,
         })
+    }
+
+    /// Makes the partition source, a top-level timestamptz, follow a stream's clock
+    /// (`--stream`).
+    pub fn with_stream(mut self, partition: Option<&str>) -> Result<Generator, String> {
+        let index = self
+            .table
+            .fields
+            .iter()
+            .position(|f| Some(f.path.as_str()) == partition && f.shape == Shape::Timestamptz)
+            .ok_or("--stream needs a --partition FIELD that is a top-level timestamptz column")?;
+        self.stream = Some((index, 0));
+        Ok(self)
     }
 
     /// The table's shape, for tests that count what the records cover.
@@ -172,6 +204,16 @@ impl Generator {
 
     /// Appends the next record to `out`, without a newline.
     pub fn next_record(&mut self, out: &mut String) {
+        if let Some((index, written)) = &mut self.stream {
+            let jitter = self
+                .rng
+                .between(i128::from(-STREAM_SPREAD), i128::from(STREAM_SPREAD))
+                as i64;
+            if let Some(field) = self.table.fields.get_mut(*index) {
+                field.shape = Shape::Instant(STREAM_START + *written * STREAM_STEP + jitter);
+            }
+            *written += 1;
+        }
         values::write_record(&mut self.rng, &self.table, out);
     }
 }
@@ -185,6 +227,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let request = parse_args(args).map_err(|e| format!("{e}\n\n{USAGE}"))?;
     let mut generator =
         Generator::new(&request.schema, request.partition.as_deref(), request.seed)?;
+    if request.stream {
+        generator = generator.with_stream(request.partition.as_deref())?;
+    }
     let sink: Box<dyn std::io::Write> = match &request.out {
         Some(path) => Box::new(
             std::fs::File::create(path)

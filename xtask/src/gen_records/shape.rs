@@ -41,6 +41,9 @@ pub enum Shape {
     Date,
     Time,
     Timestamptz,
+    /// The partition source of a stream (`gen-records --stream`): this instant, in microseconds
+    /// since the epoch, which the generator sets before each record.
+    Instant(i64),
     Uuid,
     Binary,
     Struct(StructShape),

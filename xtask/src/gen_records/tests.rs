@@ -198,3 +198,48 @@ fn sizes_and_bad_schemas_are_errors_not_panics() {
         .unwrap_or_default();
     assert!(missing.starts_with("cannot read"), "{missing}");
 }
+
+#[test]
+fn stream_times_follow_the_clock_and_are_delivered() {
+    use schema2iceberg_mapper::records::Cell;
+    let schema = repository_path(SCHEMA);
+    let mut generator = Generator::new(&schema, Some(PARTITION), 3)
+        .and_then(|g| g.with_stream(Some(PARTITION)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let index = generator
+        .shape()
+        .fields
+        .iter()
+        .position(|f| f.path == PARTITION)
+        .unwrap_or_else(|| panic!("no {PARTITION} field"));
+    let ws = Workspace::open(&schema, LoadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let options = CompileOptions {
+        partition: vec![PARTITION.to_string()],
+        ..CompileOptions::default()
+    };
+    let checker = RecordChecker::new(&ws, &options, RecordOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    for n in 0..2_000i64 {
+        let mut line = String::new();
+        generator.next_record(&mut line);
+        let Verdict::Delivered(delivered) = checker.check_for_table(line.as_bytes()) else {
+            panic!("record {n} is not delivered: {line}");
+        };
+        let cells = delivered.cells.unwrap_or_default();
+        let Some(Cell::Timestamptz(micros)) = cells.get(index) else {
+            panic!("record {n} has no {PARTITION} cell: {line}");
+        };
+        let clock = super::STREAM_START + n * super::STREAM_STEP;
+        // Written with 0 or 3 fraction digits, the instant is truncated by up to a second.
+        assert!(
+            (clock - super::STREAM_SPREAD - 1_000_000..=clock + super::STREAM_SPREAD)
+                .contains(micros),
+            "record {n}: {micros} is not within the spread of {clock}: {line}"
+        );
+    }
+    let refused = Generator::new(&schema, Some(PARTITION), 3)
+        .and_then(|g| g.with_stream(Some("kind")))
+        .err()
+        .unwrap_or_default();
+    assert!(refused.contains("timestamptz"), "{refused}");
+}

@@ -146,6 +146,7 @@ fn write_value(rng: &mut Rng, shape: &Shape, out: &mut String) {
             write_offset(rng, out);
             out.push('"');
         }
+        Shape::Instant(micros) => write_instant(rng, *micros, out),
         Shape::Timestamptz => {
             out.push('"');
             write_date(rng, out);
@@ -367,6 +368,55 @@ fn write_time(rng: &mut Rng, out: &mut String) {
             out.push(char::from(b'0' + rng.below(10) as u8));
         }
     }
+}
+
+/// `micros` (since the epoch) as an RFC 3339 timestamp: in UTC or at a few offsets, with 0, 3
+/// or 6 fraction digits (0 and 3 truncate the instant).
+fn write_instant(rng: &mut Rng, micros: i64, out: &mut String) {
+    let offset_minutes: i64 = rng.pick(&[0, 0, 60, -300, 330]).copied().unwrap_or(0);
+    let local = micros + offset_minutes * 60_000_000;
+    let seconds = local.div_euclid(1_000_000);
+    let fraction = local.rem_euclid(1_000_000);
+    let (year, month, day) = civil_from_days(seconds.div_euclid(86_400));
+    let of_day = seconds.rem_euclid(86_400);
+    let _ = write!(
+        out,
+        "\"{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        of_day / 3600,
+        of_day / 60 % 60,
+        of_day % 60
+    );
+    match rng.below(3) {
+        0 => {}
+        1 => {
+            let _ = write!(out, ".{:03}", fraction / 1000);
+        }
+        _ => {
+            let _ = write!(out, ".{fraction:06}");
+        }
+    }
+    if offset_minutes == 0 {
+        out.push_str("Z\"");
+    } else {
+        let sign = if offset_minutes < 0 { '-' } else { '+' };
+        let abs = offset_minutes.abs();
+        let _ = write!(out, "{sign}{:02}:{:02}\"", abs / 60, abs % 60);
+    }
+}
+
+/// The proleptic Gregorian date of a day number (days since 1970-01-01; Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 /// `Z`, `z`, or `±HH:MM` within ±23:59.
