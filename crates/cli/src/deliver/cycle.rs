@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use iceberg::arrow::RecordBatchPartitionSplitter;
-use iceberg::spec::DataFileFormat;
+use iceberg::spec::{DataFile, DataFileFormat, PartitionKey};
 use iceberg::table::Table;
 use iceberg::transaction::{ApplyTransactionAction, Transaction};
 use iceberg::writer::base_writer::data_file_writer::DataFileWriterBuilder;
@@ -19,8 +19,7 @@ use iceberg::writer::file_writer::location_generator::{
 };
 use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
 use iceberg::writer::file_writer::ParquetWriterBuilder;
-use iceberg::writer::partitioning::fanout_writer::FanoutWriter;
-use iceberg::writer::partitioning::PartitioningWriter;
+use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
 use iceberg_catalog_sql::SqlCatalog;
 use parquet::file::properties::WriterProperties;
 use schema2iceberg_mapper::records::{timestamptz_micros, RecordChecker, Verdict};
@@ -148,14 +147,27 @@ pub(crate) struct CycleReport {
     pub(crate) dead_letter_file: Option<String>,
 }
 
-type Writer = FanoutWriter<
-    DataFileWriterBuilder<ParquetWriterBuilder, DefaultLocationGenerator, DefaultFileNameGenerator>,
->;
+type Builder =
+    DataFileWriterBuilder<ParquetWriterBuilder, DefaultLocationGenerator, DefaultFileNameGenerator>;
+
+/// Rows a cycle holds in memory before it writes them out; and the most partitions (hours) it
+/// holds rows of. Each partition's rows are written one file at a time, so memory stays bounded
+/// however many hours a cycle's records span (keeping a Parquet writer open per hour, as a
+/// fanout writer does, needs about 640 KB each and one open file each: a backfill over
+/// thousands of hours ran out of memory).
+const BUFFERED_BYTES: usize = 64 * 1024 * 1024;
+const BUFFERED_PARTITIONS: usize = 64;
 
 /// The cycle being filled.
 struct OpenCycle {
     number: u64,
-    writer: Writer,
+    /// Makes each partition's writer; its file names share one counter.
+    builder: Builder,
+    /// Rows not yet written, by partition (its path, its key, its rows), in first-seen order.
+    buffered: Vec<(String, PartitionKey, Vec<RecordBatch>)>,
+    buffered_bytes: usize,
+    /// The files written so far.
+    data_files: Vec<DataFile>,
     /// Every data file of the cycle starts with it.
     file_prefix: String,
     records: u64,
@@ -352,7 +364,10 @@ impl<'a> Driver<'a> {
             );
             self.open = Some(OpenCycle {
                 number: self.progress.cycles + 1,
-                writer: FanoutWriter::new(DataFileWriterBuilder::new(rolling)),
+                builder: DataFileWriterBuilder::new(rolling),
+                buffered: Vec::new(),
+                buffered_bytes: 0,
+                data_files: Vec::new(),
                 file_prefix,
                 records: 0,
                 delivered: 0,
@@ -365,7 +380,8 @@ impl<'a> Driver<'a> {
             .ok_or_else(|| "no open cycle".to_string())
     }
 
-    /// Writes `rows[from..to]` into the open cycle, each row to its hour's file.
+    /// Adds `rows[from..to]` to the open cycle, by partition; writes the cycle's rows out when
+    /// it holds too many bytes or partitions.
     fn write_rows(
         &mut self,
         rows: Option<&RecordBatch>,
@@ -378,35 +394,34 @@ impl<'a> Driver<'a> {
         if to <= from {
             return Ok(());
         }
-        let slice = rows.slice(from, to - from);
         let parts = self
             .splitter
-            .split(&slice)
+            .split(&rows.slice(from, to - from))
             .map_err(|e| format!("cannot compute the partitions: {e}"))?;
-        self.runtime.block_on(async {
-            for (key, part) in parts {
-                cycle
-                    .writer
-                    .write(key, part)
-                    .await
-                    .map_err(|e| format!("cannot write the data files: {e}"))?;
+        for (key, part) in parts {
+            cycle.buffered_bytes += part.get_array_memory_size();
+            let path = key.to_path();
+            match cycle.buffered.iter_mut().find(|(p, _, _)| *p == path) {
+                Some((_, _, batches)) => batches.push(part),
+                None => cycle.buffered.push((path, key, vec![part])),
             }
-            Ok(())
-        })
+        }
+        if cycle.buffered_bytes >= BUFFERED_BYTES || cycle.buffered.len() >= BUFFERED_PARTITIONS {
+            self.runtime.block_on(write_out(cycle))?;
+        }
+        Ok(())
     }
 
-    /// Ends the open cycle: its data files are closed, its dead-letter file written, and its
-    /// rows committed in one append whose summary holds the progress.
+    /// Ends the open cycle: its rows are written out, its dead-letter file written, and its
+    /// files committed in one append whose summary holds the progress.
     fn close_cycle(&mut self) -> Result<(), String> {
-        let Some(cycle) = self.open.take() else {
+        let Some(mut cycle) = self.open.take() else {
             return Ok(());
         };
-        let data_files = self.runtime.block_on(cycle.writer.close()).map_err(|e| {
-            self.abandoned_files_message(
-                &cycle.file_prefix,
-                format!("cannot close the data files: {e}"),
-            )
-        })?;
+        if let Err(e) = self.runtime.block_on(write_out(&mut cycle)) {
+            return Err(self.abandoned_files_message(&cycle.file_prefix, e));
+        }
+        let data_files = std::mem::take(&mut cycle.data_files);
         let dead_letter_file = if cycle.dead_letters.is_empty() {
             None
         } else {
@@ -536,6 +551,31 @@ impl<'a> Driver<'a> {
         }
         message
     }
+}
+
+/// Writes the cycle's buffered rows, partition by partition, each into its own file (one open
+/// Parquet writer at a time).
+async fn write_out(cycle: &mut OpenCycle) -> Result<(), String> {
+    for (_, key, batches) in std::mem::take(&mut cycle.buffered) {
+        let mut writer = cycle
+            .builder
+            .build(Some(key))
+            .await
+            .map_err(|e| format!("cannot open a data file: {e}"))?;
+        for batch in batches {
+            writer
+                .write(batch)
+                .await
+                .map_err(|e| format!("cannot write the data files: {e}"))?;
+        }
+        let files = writer
+            .close()
+            .await
+            .map_err(|e| format!("cannot close the data files: {e}"))?;
+        cycle.data_files.extend(files);
+    }
+    cycle.buffered_bytes = 0;
+    Ok(())
 }
 
 /// A record's arrival time, which get-records cycles need.
