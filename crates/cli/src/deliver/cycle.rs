@@ -150,23 +150,26 @@ pub(crate) struct CycleReport {
 type Builder =
     DataFileWriterBuilder<ParquetWriterBuilder, DefaultLocationGenerator, DefaultFileNameGenerator>;
 
-/// Rows a cycle holds in memory before it writes them out; and the most partitions (hours) it
-/// holds rows of. Each partition's rows are written one file at a time, so memory stays bounded
-/// however many hours a cycle's records span (keeping a Parquet writer open per hour, as a
-/// fanout writer does, needs about 640 KB each and one open file each: a backfill over
-/// thousands of hours ran out of memory).
-const BUFFERED_BYTES: usize = 64 * 1024 * 1024;
-const BUFFERED_PARTITIONS: usize = 64;
+type Writer = <Builder as IcebergWriterBuilder>::R;
+
+/// The most data files a cycle keeps open, one per partition (hour). Rows are written as they
+/// come, so checking and writing overlap; a record of another hour when this many are open
+/// closes the one used longest ago (that hour's later rows go to a new file). So memory and open
+/// files stay bounded however many hours a cycle's records span: a writer per hour for the
+/// whole cycle, as a fanout writer keeps, needs about 640 KB and an open file each, and a
+/// backfill over thousands of hours ran out of memory.
+const OPEN_WRITERS: usize = 16;
 
 /// The cycle being filled.
 struct OpenCycle {
     number: u64,
     /// Makes each partition's writer; its file names share one counter.
     builder: Builder,
-    /// Rows not yet written, by partition (its path, its key, its rows), in first-seen order.
-    buffered: Vec<(String, PartitionKey, Vec<RecordBatch>)>,
-    buffered_bytes: usize,
-    /// The files written so far.
+    /// The open writers: each partition's path, its writer, and when it was last written to.
+    writers: Vec<(String, Writer, u64)>,
+    /// Counts writes, for `writers`' last use.
+    writes: u64,
+    /// The files closed so far.
     data_files: Vec<DataFile>,
     /// Every data file of the cycle starts with it.
     file_prefix: String,
@@ -365,8 +368,8 @@ impl<'a> Driver<'a> {
             self.open = Some(OpenCycle {
                 number: self.progress.cycles + 1,
                 builder: DataFileWriterBuilder::new(rolling),
-                buffered: Vec::new(),
-                buffered_bytes: 0,
+                writers: Vec::new(),
+                writes: 0,
                 data_files: Vec::new(),
                 file_prefix,
                 records: 0,
@@ -380,8 +383,7 @@ impl<'a> Driver<'a> {
             .ok_or_else(|| "no open cycle".to_string())
     }
 
-    /// Adds `rows[from..to]` to the open cycle, by partition; writes the cycle's rows out when
-    /// it holds too many bytes or partitions.
+    /// Writes `rows[from..to]` into the open cycle, each row to its hour's file.
     fn write_rows(
         &mut self,
         rows: Option<&RecordBatch>,
@@ -398,18 +400,12 @@ impl<'a> Driver<'a> {
             .splitter
             .split(&rows.slice(from, to - from))
             .map_err(|e| format!("cannot compute the partitions: {e}"))?;
-        for (key, part) in parts {
-            cycle.buffered_bytes += part.get_array_memory_size();
-            let path = key.to_path();
-            match cycle.buffered.iter_mut().find(|(p, _, _)| *p == path) {
-                Some((_, _, batches)) => batches.push(part),
-                None => cycle.buffered.push((path, key, vec![part])),
+        self.runtime.block_on(async {
+            for (key, part) in parts {
+                write_part(cycle, key, part).await?;
             }
-        }
-        if cycle.buffered_bytes >= BUFFERED_BYTES || cycle.buffered.len() >= BUFFERED_PARTITIONS {
-            self.runtime.block_on(write_out(cycle))?;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Ends the open cycle: its rows are written out, its dead-letter file written, and its
@@ -553,28 +549,62 @@ impl<'a> Driver<'a> {
     }
 }
 
-/// Writes the cycle's buffered rows, partition by partition, each into its own file (one open
-/// Parquet writer at a time).
-async fn write_out(cycle: &mut OpenCycle) -> Result<(), String> {
-    for (_, key, batches) in std::mem::take(&mut cycle.buffered) {
-        let mut writer = cycle
-            .builder
-            .build(Some(key))
-            .await
-            .map_err(|e| format!("cannot open a data file: {e}"))?;
-        for batch in batches {
-            writer
-                .write(batch)
+/// Writes one partition's rows into its open writer, opening one (and closing the one used
+/// longest ago when [`OPEN_WRITERS`] are open) when it has none.
+async fn write_part(
+    cycle: &mut OpenCycle,
+    key: PartitionKey,
+    part: RecordBatch,
+) -> Result<(), String> {
+    cycle.writes += 1;
+    let path = key.to_path();
+    let index = match cycle.writers.iter().position(|(p, _, _)| *p == path) {
+        Some(index) => index,
+        None => {
+            if cycle.writers.len() >= OPEN_WRITERS {
+                let oldest = cycle
+                    .writers
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, (_, _, used))| *used)
+                    .map_or(0, |(index, _)| index);
+                let (_, mut writer, _) = cycle.writers.remove(oldest);
+                close_writer(&mut writer, &mut cycle.data_files).await?;
+            }
+            let writer = cycle
+                .builder
+                .build(Some(key))
                 .await
-                .map_err(|e| format!("cannot write the data files: {e}"))?;
+                .map_err(|e| format!("cannot open a data file: {e}"))?;
+            cycle.writers.push((path, writer, 0));
+            cycle.writers.len() - 1
         }
-        let files = writer
-            .close()
-            .await
-            .map_err(|e| format!("cannot close the data files: {e}"))?;
-        cycle.data_files.extend(files);
+    };
+    let writes = cycle.writes;
+    let Some((_, writer, used)) = cycle.writers.get_mut(index) else {
+        return Err("no writer for the partition".to_string());
+    };
+    *used = writes;
+    writer
+        .write(part)
+        .await
+        .map_err(|e| format!("cannot write the data files: {e}"))
+}
+
+async fn close_writer(writer: &mut Writer, data_files: &mut Vec<DataFile>) -> Result<(), String> {
+    let files = writer
+        .close()
+        .await
+        .map_err(|e| format!("cannot close the data files: {e}"))?;
+    data_files.extend(files);
+    Ok(())
+}
+
+/// Closes every open writer of the cycle, in the order they were opened.
+async fn write_out(cycle: &mut OpenCycle) -> Result<(), String> {
+    for (_, mut writer, _) in std::mem::take(&mut cycle.writers) {
+        close_writer(&mut writer, &mut cycle.data_files).await?;
     }
-    cycle.buffered_bytes = 0;
     Ok(())
 }
 
