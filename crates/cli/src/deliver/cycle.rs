@@ -43,6 +43,14 @@ pub(crate) enum CyclePolicy {
     Arrival { freshness_micros: i64 },
 }
 
+/// How far into one input the open cycle reached.
+#[derive(Debug, Clone)]
+struct Reached {
+    records: u64,
+    chain: u64,
+    sequence_number: Option<String>,
+}
+
 /// What became of one record.
 enum Outcome {
     /// An earlier run delivered it (or sent it to the dead-letter queue).
@@ -189,7 +197,7 @@ pub(crate) struct Driver<'a> {
     pub(crate) compression: Compression,
     pub(crate) dlq_dir: PathBuf,
     /// Each input's key in the progress (`mod.rs`'s `input_keys`).
-    pub(crate) names: &'a [String],
+    pub(crate) keys: &'a [String],
     pub(crate) progress: Progress,
     /// Stop after this many cycles (the kill-and-resume test hook).
     pub(crate) stop_after: Option<u64>,
@@ -200,6 +208,9 @@ pub(crate) struct Driver<'a> {
     seen: Vec<u64>,
     /// Per input, the [`chain`] of the records seen.
     chains: Vec<u64>,
+    /// Per input, how far the open cycle reached, folded into the progress when it closes
+    /// (making a progress entry for every record would allocate on the hot path).
+    reached: Vec<Option<Reached>>,
     cycles_this_run: u64,
     /// The problem that stopped the run.
     pub(crate) error: Option<String>,
@@ -215,7 +226,7 @@ impl<'a> Driver<'a> {
         policy: CyclePolicy,
         compression: Compression,
         dlq_dir: PathBuf,
-        names: &'a [String],
+        keys: &'a [String],
         progress: Progress,
         stop_after: Option<u64>,
         on_cycle: &'a mut dyn FnMut(&CycleReport),
@@ -228,13 +239,14 @@ impl<'a> Driver<'a> {
             policy,
             compression,
             dlq_dir,
-            names,
+            keys,
             progress,
             stop_after,
             on_cycle,
             open: None,
-            seen: vec![0; names.len()],
-            chains: vec![CHAIN_START; names.len()],
+            seen: vec![0; keys.len()],
+            chains: vec![CHAIN_START; keys.len()],
+            reached: vec![None; keys.len()],
             cycles_this_run: 0,
             error: None,
         }
@@ -253,11 +265,11 @@ impl<'a> Driver<'a> {
 
     fn take_batch(&mut self, batch: CheckedBatch) -> Result<bool, String> {
         let rows = batch.rows?;
-        let name = self.names.get(batch.input).cloned().unwrap_or_default();
+        let name = self.keys.get(batch.input).cloned().unwrap_or_default();
         // The delivered rows not yet written: rows[pending_from..next_row].
         let mut next_row = 0usize;
         let mut pending_from = 0usize;
-        for record in &batch.records {
+        for record in batch.records {
             if let Some(seen) = self.seen.get_mut(batch.input) {
                 *seen = (*seen).max(record.position);
             }
@@ -269,11 +281,11 @@ impl<'a> Driver<'a> {
                 None => CHAIN_START,
             };
             if let Outcome::Done = record.outcome {
-                self.check_resumed(&name, record, chained)?;
+                self.check_resumed(&name, &record, chained)?;
                 continue;
             }
             let arrival = match self.policy {
-                CyclePolicy::Arrival { .. } => Some(arrival_micros(&name, record)?),
+                CyclePolicy::Arrival { .. } => Some(arrival_micros(&name, &record)?),
                 CyclePolicy::Records(_) => None,
             };
             if self.cycle_is_full(arrival) {
@@ -292,20 +304,21 @@ impl<'a> Driver<'a> {
             if cycle.first_arrival.is_none() {
                 cycle.first_arrival = arrival;
             }
-            match &record.outcome {
+            match record.outcome {
                 Outcome::Delivered => {
                     cycle.delivered += 1;
                     next_row += 1;
                 }
-                Outcome::DeadLetter(line) => cycle.dead_letters.push(line.clone()),
+                Outcome::DeadLetter(line) => cycle.dead_letters.push(line),
                 Outcome::Done => {}
             }
-            self.progress.advance(InputProgress {
-                input: name.clone(),
-                records: record.position,
-                fingerprint: fingerprint_text(chained),
-                sequence_number: record.sequence_number.clone(),
-            });
+            if let Some(reached) = self.reached.get_mut(batch.input) {
+                *reached = Some(Reached {
+                    records: record.position,
+                    chain: chained,
+                    sequence_number: record.sequence_number,
+                });
+            }
         }
         self.write_rows(rows.as_ref(), pending_from, next_row)?;
         Ok(true)
@@ -415,9 +428,19 @@ impl<'a> Driver<'a> {
             return Ok(());
         };
         if let Err(e) = self.runtime.block_on(write_out(&mut cycle)) {
-            return Err(self.abandoned_files_message(&cycle.file_prefix, e));
+            return Err(self.abandoned(Some(cycle), e));
         }
         let data_files = std::mem::take(&mut cycle.data_files);
+        for (key, reached) in self.keys.iter().zip(&mut self.reached) {
+            if let Some(reached) = reached.take() {
+                self.progress.advance(InputProgress {
+                    input: key.clone(),
+                    records: reached.records,
+                    fingerprint: fingerprint_text(reached.chain),
+                    sequence_number: reached.sequence_number,
+                });
+            }
+        }
         let dead_letter_file = if cycle.dead_letters.is_empty() {
             None
         } else {
@@ -485,10 +508,8 @@ impl<'a> Driver<'a> {
     /// error, it is abandoned (its data files removed), so the table keeps its last commit.
     pub(crate) fn finish(&mut self, input_error: Option<String>) -> Result<(), String> {
         if let Some(error) = self.error.take().or(input_error) {
-            return Err(match self.open.take() {
-                Some(cycle) => self.abandoned_files_message(&cycle.file_prefix, error),
-                None => error,
-            });
+            let open = self.open.take();
+            return Err(self.abandoned(open, error));
         }
         if self
             .stop_after
@@ -496,7 +517,7 @@ impl<'a> Driver<'a> {
         {
             return Ok(());
         }
-        for (index, name) in self.names.iter().enumerate() {
+        for (index, name) in self.keys.iter().enumerate() {
             let seen = self.seen.get(index).copied().unwrap_or(0);
             if let Some(done) = self.progress.of_input(name).filter(|d| d.records > seen) {
                 let message = format!(
@@ -504,23 +525,26 @@ impl<'a> Driver<'a> {
                     self.table.identifier(),
                     done.records
                 );
-                return Err(match self.open.take() {
-                    Some(cycle) => self.abandoned_files_message(&cycle.file_prefix, message),
-                    None => message,
-                });
+                let open = self.open.take();
+                return Err(self.abandoned(open, message));
             }
         }
         self.close_cycle()
     }
 
+    /// `error`, followed, when a cycle was open, by what became of its data files.
+    fn abandoned(&self, open: Option<OpenCycle>, error: String) -> String {
+        match open {
+            Some(cycle) => self.abandoned_files_message(&cycle.file_prefix, error),
+            None => error,
+        }
+    }
+
     /// `error`, followed by what became of an abandoned cycle's data files: removed, or named
     /// when they could not be.
     fn abandoned_files_message(&self, file_prefix: &str, error: String) -> String {
-        let data = table_data_folder(&self.table);
         let mut found = Vec::new();
-        if let Some(data) = &data {
-            files_with_prefix(data, file_prefix, &mut found, 0);
-        }
+        files_with_prefix(&table_data_folder(&self.table), file_prefix, &mut found, 0);
         let mut left = Vec::new();
         for path in &found {
             if std::fs::remove_file(path).is_err() {
@@ -629,10 +653,10 @@ fn arrival_micros(name: &str, record: &Checked) -> Result<i64, String> {
 }
 
 /// The table's data folder on this machine.
-fn table_data_folder(table: &Table) -> Option<PathBuf> {
+fn table_data_folder(table: &Table) -> PathBuf {
     let location = table.metadata().location();
     let path = location.strip_prefix("file://").unwrap_or(location);
-    Some(Path::new(path).join("data"))
+    Path::new(path).join("data")
 }
 
 /// The files under `dir` (partition folders included) whose names start with `prefix`.
