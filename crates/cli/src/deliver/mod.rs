@@ -363,14 +363,7 @@ fn refuse_evolution(
         DeliverFormat::Text => DiffFormat::Text,
         DeliverFormat::Json => DiffFormat::Json,
     };
-    let channel_format = match record_format {
-        schema2iceberg_mapper::records::RecordFormat::Json => {
-            schema2iceberg_mapper::channel::RecordFormat::Json
-        }
-        schema2iceberg_mapper::records::RecordFormat::GsrJson => {
-            schema2iceberg_mapper::channel::RecordFormat::GsrJson
-        }
-    };
+    let channel_format = record_format.into();
     let table_name = format!("table {} ({})", target.name(), metadata.location());
     let schema_name = args.source.schema.display().to_string();
     let (diffed, rendered) = existing_table_against_schema(

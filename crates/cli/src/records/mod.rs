@@ -407,10 +407,7 @@ fn channel_setup(args: &RecordSourceArgs, schema: Option<&Path>) -> Result<Chann
     Ok(ChannelSetup {
         partition,
         settings: checked.settings,
-        record_format: match record_format {
-            channel::RecordFormat::Json => RecordFormat::Json,
-            channel::RecordFormat::GsrJson => RecordFormat::GsrJson,
-        },
+        record_format: record_format.into(),
     })
 }
 

@@ -59,6 +59,25 @@ pub enum RecordFormat {
     GsrJson,
 }
 
+// The channel configuration's name for the same two formats.
+impl From<crate::channel::RecordFormat> for RecordFormat {
+    fn from(format: crate::channel::RecordFormat) -> Self {
+        match format {
+            crate::channel::RecordFormat::Json => RecordFormat::Json,
+            crate::channel::RecordFormat::GsrJson => RecordFormat::GsrJson,
+        }
+    }
+}
+
+impl From<RecordFormat> for crate::channel::RecordFormat {
+    fn from(format: RecordFormat) -> Self {
+        match format {
+            RecordFormat::Json => crate::channel::RecordFormat::Json,
+            RecordFormat::GsrJson => crate::channel::RecordFormat::GsrJson,
+        }
+    }
+}
+
 /// What the channel is set up with, besides the table.
 #[derive(Debug, Clone, Default)]
 pub struct RecordOptions {
