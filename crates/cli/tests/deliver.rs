@@ -365,6 +365,8 @@ async fn check_partitions(table: &Table) -> String {
     let list = table.manifest_list_reader(snapshot).load().await.unwrap();
     let mut lines = Vec::new();
     let mut held = Vec::new();
+    // Each column's encoding in the data files' row groups: one line when all agree.
+    let mut encodings = std::collections::BTreeSet::new();
     for manifest_file in list.entries() {
         let manifest = manifest_file.load_manifest(table.file_io()).await.unwrap();
         for entry in manifest.entries() {
@@ -391,11 +393,24 @@ async fn check_partitions(table: &Table) -> String {
                 .read()
                 .await
                 .unwrap();
-            let reader =
+            let builder =
                 parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes)
-                    .unwrap()
-                    .build()
                     .unwrap();
+            for row_group in builder.metadata().row_groups() {
+                let columns: Vec<String> = row_group
+                    .columns()
+                    .iter()
+                    .map(|c| {
+                        let encoding = match c.dictionary_page_offset() {
+                            Some(_) => "dictionary",
+                            None => "plain",
+                        };
+                        format!("{} {encoding}", c.column_path().string())
+                    })
+                    .collect();
+                encodings.insert(columns.join(", "));
+            }
+            let reader = builder.build().unwrap();
             let mut rows = 0;
             for batch in reader {
                 let batch = batch.unwrap();
@@ -418,6 +433,11 @@ async fn check_partitions(table: &Table) -> String {
         }
     }
     lines.sort();
+    lines.extend(
+        encodings
+            .into_iter()
+            .map(|columns| format!("  column encodings: {columns}")),
+    );
     // Append-only: the current snapshot holds every data file ever committed, so a file on disk
     // that it does not hold was left by a cycle that did not commit.
     let data = table

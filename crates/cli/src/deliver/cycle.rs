@@ -30,7 +30,6 @@ use super::dlq;
 use super::progress::{
     chain, fingerprint, fingerprint_text, InputProgress, Progress, CHAIN_START, PROGRESS_PROPERTY,
 };
-use super::target::Compression;
 use crate::records::input::Batch;
 
 /// When a delivery cycle ends.
@@ -177,6 +176,8 @@ struct OpenCycle {
     writers: Vec<(String, Writer, u64)>,
     /// Counts writes, for `writers`' last use.
     writes: u64,
+    /// The writers being closed, in the order they were closed; each gives its data files.
+    closing: Vec<Closing>,
     /// The files closed so far.
     data_files: Vec<DataFile>,
     /// Every data file of the cycle starts with it.
@@ -194,7 +195,8 @@ pub(crate) struct Driver<'a> {
     pub(crate) table: Table,
     pub(crate) splitter: RecordBatchPartitionSplitter,
     pub(crate) policy: CyclePolicy,
-    pub(crate) compression: Compression,
+    /// The Parquet writer's settings ([`writer_properties`](super::encoding::writer_properties)).
+    pub(crate) properties: WriterProperties,
     pub(crate) dlq_dir: PathBuf,
     /// Each input's key in the progress (`mod.rs`'s `input_keys`).
     pub(crate) keys: &'a [String],
@@ -224,7 +226,7 @@ impl<'a> Driver<'a> {
         table: Table,
         splitter: RecordBatchPartitionSplitter,
         policy: CyclePolicy,
-        compression: Compression,
+        properties: WriterProperties,
         dlq_dir: PathBuf,
         keys: &'a [String],
         progress: Progress,
@@ -237,7 +239,7 @@ impl<'a> Driver<'a> {
             table,
             splitter,
             policy,
-            compression,
+            properties,
             dlq_dir,
             keys,
             progress,
@@ -369,9 +371,7 @@ impl<'a> Driver<'a> {
             let file_prefix = format!("data-{}", uuid::Uuid::new_v4());
             let names =
                 DefaultFileNameGenerator::new(file_prefix.clone(), None, DataFileFormat::Parquet);
-            let properties = WriterProperties::builder()
-                .set_compression(self.compression.parquet())
-                .build();
+            let properties = self.properties.clone();
             let rolling = RollingFileWriterBuilder::new_with_default_file_size(
                 ParquetWriterBuilder::new(properties, schema),
                 self.table.file_io().clone(),
@@ -382,6 +382,7 @@ impl<'a> Driver<'a> {
                 number: self.progress.cycles + 1,
                 builder: DataFileWriterBuilder::new(rolling),
                 writers: Vec::new(),
+                closing: Vec::new(),
                 writes: 0,
                 data_files: Vec::new(),
                 file_prefix,
@@ -534,10 +535,14 @@ impl<'a> Driver<'a> {
 
     /// `error`, followed, when a cycle was open, by what became of its data files.
     fn abandoned(&self, open: Option<OpenCycle>, error: String) -> String {
-        match open {
-            Some(cycle) => self.abandoned_files_message(&cycle.file_prefix, error),
-            None => error,
+        let Some(cycle) = open else {
+            return error;
+        };
+        // A writer still closing could write its file after the files were removed.
+        for closing in cycle.closing {
+            let _ = self.runtime.block_on(closing);
         }
+        self.abandoned_files_message(&cycle.file_prefix, error)
     }
 
     /// `error`, followed by what became of an abandoned cycle's data files: removed, or named
@@ -592,8 +597,8 @@ async fn write_part(
                     .enumerate()
                     .min_by_key(|(_, (_, _, used))| *used)
                     .map_or(0, |(index, _)| index);
-                let (_, mut writer, _) = cycle.writers.remove(oldest);
-                close_writer(&mut writer, &mut cycle.data_files).await?;
+                let (_, writer, _) = cycle.writers.remove(oldest);
+                cycle.closing.push(close_writer(writer));
             }
             let writer = cycle
                 .builder
@@ -615,21 +620,37 @@ async fn write_part(
         .map_err(|e| format!("cannot write the data files: {e}"))
 }
 
-async fn close_writer(writer: &mut Writer, data_files: &mut Vec<DataFile>) -> Result<(), String> {
-    let files = writer
-        .close()
-        .await
-        .map_err(|e| format!("cannot close the data files: {e}"))?;
-    data_files.extend(files);
-    Ok(())
+/// A writer being closed on the runtime's threads, so that closing (the last pages encoded and
+/// compressed, the file written) overlaps the writing of other partitions and files close in
+/// parallel.
+type Closing = tokio::task::JoinHandle<Result<Vec<DataFile>, String>>;
+
+fn close_writer(mut writer: Writer) -> Closing {
+    tokio::spawn(async move {
+        writer
+            .close()
+            .await
+            .map_err(|e| format!("cannot close the data files: {e}"))
+    })
 }
 
-/// Closes every open writer of the cycle, in the order they were opened.
+/// Closes every open writer of the cycle, in the order they were opened, and collects the data
+/// files of all the writers it closed, in the order they were closed.
 async fn write_out(cycle: &mut OpenCycle) -> Result<(), String> {
-    for (_, mut writer, _) in std::mem::take(&mut cycle.writers) {
-        close_writer(&mut writer, &mut cycle.data_files).await?;
+    for (_, writer, _) in std::mem::take(&mut cycle.writers) {
+        cycle.closing.push(close_writer(writer));
     }
-    Ok(())
+    let mut failure = None;
+    for closing in std::mem::take(&mut cycle.closing) {
+        // Every close is waited for, even after one failed, so that no file is still being
+        // written when an abandoned cycle's files are removed.
+        match closing.await {
+            Ok(Ok(files)) => cycle.data_files.extend(files),
+            Ok(Err(e)) => failure = failure.or(Some(e)),
+            Err(e) => failure = failure.or(Some(format!("cannot close the data files: {e}"))),
+        }
+    }
+    failure.map_or(Ok(()), Err)
 }
 
 /// A record's arrival time, which get-records cycles need.

@@ -7,6 +7,7 @@
 mod arrow;
 mod cycle;
 mod dlq;
+mod encoding;
 mod output;
 mod progress;
 mod table;
@@ -150,7 +151,8 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
     let warehouse = std::path::absolute(&args.warehouse)
         .map_err(|e| format!("cannot resolve `{}`: {e}", args.warehouse.display()))?;
     let dlq_dir = dlq::folder(&warehouse, &target.dlq_prefix)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
@@ -186,7 +188,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
     .map_err(|e| format!("the table's partitioning: {e}"))?;
     let batch_checker = BatchChecker {
         checker: &checker,
-        arrow_schema,
+        arrow_schema: Arc::clone(&arrow_schema),
         names: &names,
         done: &done,
         payload: args.dlq_payload,
@@ -206,7 +208,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         table,
         splitter,
         policy,
-        target.compression,
+        encoding::writer_properties(target.compression, &arrow_schema),
         dlq_dir.clone(),
         &keys,
         progress,
