@@ -98,7 +98,7 @@ fn array(data_type: &DataType, cells: &[&Cell]) -> Result<ArrayRef, String> {
             for cell in cells {
                 values.push(match cell {
                     Cell::Null => None,
-                    Cell::Uuid(u) => Some(u.to_vec()),
+                    Cell::Uuid(u) => Some(*u),
                     other => return Err(mismatch(data_type, other)),
                 });
             }
@@ -138,14 +138,14 @@ fn array(data_type: &DataType, cells: &[&Cell]) -> Result<ArrayRef, String> {
                 return Err(format!("map entries of type {}", entries.data_type()));
             };
             let mut offsets = vec![0i32];
-            let mut keys: Vec<Cell> = Vec::new();
+            let mut keys: Vec<&str> = Vec::new();
             let mut values: Vec<&Cell> = Vec::new();
             for cell in cells {
                 match cell {
                     Cell::Null => {}
                     Cell::Map(members) => {
                         for (key, value) in members {
-                            keys.push(Cell::String(key.clone()));
+                            keys.push(key);
                             values.push(value);
                         }
                     }
@@ -156,8 +156,10 @@ fn array(data_type: &DataType, cells: &[&Cell]) -> Result<ArrayRef, String> {
             let (Some(key_field), Some(value_field)) = (kv.first(), kv.get(1)) else {
                 return Err("map entries without key and value".to_string());
             };
-            let keys: Vec<&Cell> = keys.iter().collect();
-            let key_array = array(key_field.data_type(), &keys)?;
+            if key_field.data_type() != &DataType::Utf8 {
+                return Err(format!("map keys of type {}", key_field.data_type()));
+            }
+            let key_array: ArrayRef = Arc::new(StringArray::from(keys));
             let value_array = array(value_field.data_type(), &values)?;
             let entries_array =
                 StructArray::try_new(kv.clone(), vec![key_array, value_array], None)

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use iceberg::arrow::RecordBatchPartitionSplitter;
 use iceberg::spec::{DataFile, DataFileFormat, PartitionKey};
 use iceberg::table::Table;
 use iceberg::transaction::{ApplyTransactionAction, Transaction};
@@ -27,6 +26,7 @@ use serde::Serialize;
 
 use super::arrow::record_batch;
 use super::dlq;
+use super::partition::HourSplitter;
 use super::progress::{
     chain, fingerprint, fingerprint_text, InputProgress, Progress, CHAIN_START, PROGRESS_PROPERTY,
 };
@@ -193,7 +193,7 @@ pub(crate) struct Driver<'a> {
     pub(crate) runtime: &'a tokio::runtime::Runtime,
     pub(crate) catalog: &'a SqlCatalog,
     pub(crate) table: Table,
-    pub(crate) splitter: RecordBatchPartitionSplitter,
+    pub(crate) splitter: HourSplitter,
     pub(crate) policy: CyclePolicy,
     /// The Parquet writer's settings ([`writer_properties`](super::encoding::writer_properties)).
     pub(crate) properties: WriterProperties,
@@ -224,7 +224,7 @@ impl<'a> Driver<'a> {
         runtime: &'a tokio::runtime::Runtime,
         catalog: &'a SqlCatalog,
         table: Table,
-        splitter: RecordBatchPartitionSplitter,
+        splitter: HourSplitter,
         policy: CyclePolicy,
         properties: WriterProperties,
         dlq_dir: PathBuf,

@@ -9,6 +9,7 @@ mod cycle;
 mod dlq;
 mod encoding;
 mod output;
+mod partition;
 mod progress;
 mod table;
 mod target;
@@ -19,7 +20,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use iceberg::arrow::{schema_to_arrow_schema, RecordBatchPartitionSplitter};
+use iceberg::arrow::schema_to_arrow_schema;
 use iceberg::table::Table;
 use schema2iceberg_mapper::diff::Side;
 
@@ -181,9 +182,9 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         schema_to_arrow_schema(metadata.current_schema())
             .map_err(|e| format!("the table's Arrow schema: {e}"))?,
     );
-    let splitter = RecordBatchPartitionSplitter::try_new_with_computed_values(
+    let splitter = partition::HourSplitter::new(
+        metadata.default_partition_spec(),
         Arc::clone(metadata.current_schema()),
-        Arc::clone(metadata.default_partition_spec()),
     )
     .map_err(|e| format!("the table's partitioning: {e}"))?;
     let batch_checker = BatchChecker {

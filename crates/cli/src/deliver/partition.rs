@@ -1,0 +1,100 @@
+//! Rows to partitions: a batch split by the hour of its partition source, in the order the
+//! hours first appear, so that file names and the closing of data files do not change between
+//! runs.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int32Type;
+use arrow_array::{RecordBatch, UInt32Array};
+use iceberg::arrow::PartitionValueCalculator;
+use iceberg::spec::{Literal, PartitionKey, PartitionSpec, SchemaRef, Struct};
+
+/// Splits batches of the table's rows by its one partition field (`hour` of the source).
+///
+/// `iceberg`'s own `RecordBatchPartitionSplitter` groups rows in a `HashMap`, whose order
+/// changes from run to run, and makes a literal and a full-length filter per row and part; the
+/// rows of a stream come mostly in hour order, so most parts here are slices of the batch,
+/// which copy nothing.
+pub(crate) struct HourSplitter {
+    calculator: PartitionValueCalculator,
+    spec: PartitionSpec,
+    schema: SchemaRef,
+}
+
+impl HourSplitter {
+    /// The splitter for a table partitioned by one field with an integer value (the hour).
+    pub(crate) fn new(spec: &PartitionSpec, schema: SchemaRef) -> Result<Self, String> {
+        if spec.fields().len() != 1 {
+            return Err(format!(
+                "the table has {} partition fields; the channel's tables have one",
+                spec.fields().len()
+            ));
+        }
+        let calculator =
+            PartitionValueCalculator::try_new(spec, &schema).map_err(|e| e.to_string())?;
+        Ok(Self {
+            calculator,
+            spec: spec.clone(),
+            schema,
+        })
+    }
+
+    /// The batch's rows by partition, each part's rows in batch order, the parts in the order
+    /// their first rows come.
+    pub(crate) fn split(
+        &self,
+        batch: &RecordBatch,
+    ) -> Result<Vec<(PartitionKey, RecordBatch)>, String> {
+        let values = self
+            .calculator
+            .calculate(batch)
+            .map_err(|e| e.to_string())?;
+        let hours = values
+            .as_struct_opt()
+            .and_then(|s| s.columns().first())
+            .and_then(|c| c.as_primitive_opt::<Int32Type>())
+            .ok_or_else(|| format!("partition values of type {}", values.data_type()))?;
+        let mut groups: Vec<(Option<i32>, Vec<u32>)> = Vec::new();
+        let mut index_of: BTreeMap<Option<i32>, usize> = BTreeMap::new();
+        for (row, hour) in hours.iter().enumerate() {
+            let row = u32::try_from(row).map_err(|e| e.to_string())?;
+            // Consecutive rows mostly share their hour: try the last group before the index.
+            let group = match groups.last() {
+                Some((last, _)) if *last == hour => groups.len() - 1,
+                _ => *index_of.entry(hour).or_insert_with(|| {
+                    groups.push((hour, Vec::new()));
+                    groups.len() - 1
+                }),
+            };
+            if let Some((_, rows)) = groups.get_mut(group) {
+                rows.push(row);
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(hour, rows)| Ok((self.key(hour), rows_of(batch, &rows)?)))
+            .collect()
+    }
+
+    fn key(&self, hour: Option<i32>) -> PartitionKey {
+        PartitionKey::new(
+            self.spec.clone(),
+            Arc::clone(&self.schema),
+            Struct::from_iter([hour.map(Literal::int)]),
+        )
+    }
+}
+
+/// The batch's `rows` (ascending): a slice when they are consecutive, a copy otherwise.
+fn rows_of(batch: &RecordBatch, rows: &[u32]) -> Result<RecordBatch, String> {
+    let (Some(&first), Some(&last)) = (rows.first(), rows.last()) else {
+        return Ok(batch.slice(0, 0));
+    };
+    if (last - first) as usize + 1 == rows.len() {
+        return Ok(batch.slice(first as usize, rows.len()));
+    }
+    arrow_select::take::take_record_batch(batch, &UInt32Array::from(rows.to_vec()))
+        .map_err(|e| e.to_string())
+}
