@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use schema2iceberg_mapper::diff::FailOn;
 use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
-use schema2iceberg_parser::Draft;
+use schema2iceberg_parser::{Draft, Workspace};
 
 use source::{BasePath, SchemaSource};
 
@@ -486,8 +486,15 @@ fn run_compile(args: CompileArgs) -> ExitCode {
         ref_root: args.read.ref_root,
     };
     let color = color_enabled(args.color.color);
-    let outcome = compile_bytes(&request, bytes, args.format, color);
-    print_stdout(&outcome.stdout, outcome.exit)
+    let compiled = compile_request(&request, bytes);
+    let outcome = render_compiled(&compiled, args.format, color);
+    let exit = print_stdout(&outcome.stdout, outcome.exit);
+    // The process ends next, and the operating system takes its memory back at once: freeing
+    // the workspace, the table and the report one allocation at a time (hundreds of thousands
+    // on a large schema) was a tenth of the run, spent on nothing the user sees.
+    std::mem::forget(compiled);
+    std::mem::forget(outcome);
+    exit
 }
 
 /// Compiles schema bytes and renders the result; the whole `compile` command but for reading
@@ -498,6 +505,16 @@ pub fn compile_bytes(
     format: Format,
     color: bool,
 ) -> Outcome {
+    render_compiled(&compile_request(request, bytes), format, color)
+}
+
+/// The workspace read from the schema bytes, and the table compiled from it.
+struct CompiledRequest {
+    ws: Workspace,
+    compiled: Compiled,
+}
+
+fn compile_request(request: &CompileRequest, bytes: Vec<u8>) -> CompiledRequest {
     let ws = source::workspace(
         &SchemaSource {
             display: &request.name,
@@ -515,9 +532,14 @@ pub fn compile_bytes(
             ..CompileOptions::default()
         },
     );
+    CompiledRequest { ws, compiled }
+}
+
+fn render_compiled(request: &CompiledRequest, format: Format, color: bool) -> Outcome {
+    let CompiledRequest { ws, compiled } = request;
     let stdout = match format {
-        Format::Json => render_json(&compiled),
-        Format::Text => render::text(&ws, &compiled, color),
+        Format::Json => render_json(compiled),
+        Format::Text => render::text(ws, compiled, color),
     };
     Outcome {
         stdout,
@@ -530,9 +552,10 @@ pub fn compile_bytes(
 }
 
 fn render_json(compiled: &Compiled) -> String {
-    let value = report::to_json(compiled);
-    let mut text =
-        serde_json::to_string_pretty(&value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let text = serde_json::to_vec_pretty(&report::Report(compiled))
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| String::from_utf8(bytes).map_err(|e| e.to_string()));
+    let mut text = text.unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     text.push('\n');
     text
 }

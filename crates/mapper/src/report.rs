@@ -1,46 +1,60 @@
 //! The machine-readable result: `{"format-version", "schema", "partition-spec", "diagnostics"}`,
 //! with the schema and spec in Iceberg's own table-metadata JSON.
 
-use serde_json::{json, Map, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
 use crate::Compiled;
 use schema2iceberg_parser::Diagnostic;
 
-/// The JSON object of one diagnostic.
-pub(crate) fn diagnostic_json(d: &Diagnostic) -> Value {
-    let mut object = Map::new();
-    object.insert("severity".into(), json!(d.severity.as_str()));
-    object.insert("code".into(), json!(d.code));
-    object.insert("message".into(), json!(d.message));
-    object.insert("file".into(), json!(&*d.location.file));
-    object.insert("pointer".into(), json!(d.location.pointer));
-    object.insert("line".into(), json!(d.location.line));
-    object.insert("column".into(), json!(d.location.column));
-    object.insert("field".into(), json!(d.field));
-    object.insert("help".into(), json!(d.help));
-    Value::Object(object)
-}
-
 /// The whole result as one JSON object. `schema` and `partition-spec` are `null` when the
 /// schema has errors.
 pub fn to_json(compiled: &Compiled) -> Value {
-    let schema = compiled
-        .schema
-        .as_ref()
-        .and_then(|s| serde_json::to_value(s).ok())
-        .unwrap_or(Value::Null);
-    let spec = compiled
-        .partition_spec
-        .as_ref()
-        .and_then(|s| serde_json::to_value(s).ok())
-        .unwrap_or(Value::Null);
-    let mut object = Map::new();
-    object.insert("format-version".into(), json!(2));
-    object.insert("schema".into(), schema);
-    object.insert("partition-spec".into(), spec);
-    object.insert(
-        "diagnostics".into(),
-        Value::Array(compiled.diagnostics.iter().map(diagnostic_json).collect()),
-    );
-    Value::Object(object)
+    serde_json::to_value(Report(compiled)).unwrap_or(Value::Null)
+}
+
+/// The whole result, serialized as [`to_json`]'s object is, key for key, but straight from the
+/// compiled table: a writer gets the text without a `Value` tree of the report built (and
+/// freed) first, which was most of the time of `compile --format json` on schemas with
+/// thousands of diagnostics.
+#[derive(Debug, Clone, Copy)]
+pub struct Report<'a>(pub &'a Compiled);
+
+impl Serialize for Report<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let compiled = self.0;
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("format-version", &2)?;
+        map.serialize_entry("schema", &compiled.schema)?;
+        map.serialize_entry("partition-spec", &compiled.partition_spec)?;
+        map.serialize_entry("diagnostics", &Diagnostics(&compiled.diagnostics))?;
+        map.end()
+    }
+}
+
+struct Diagnostics<'a>(&'a [Diagnostic]);
+
+impl Serialize for Diagnostics<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(DiagnosticJson))
+    }
+}
+
+struct DiagnosticJson<'a>(&'a Diagnostic);
+
+impl Serialize for DiagnosticJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let d = self.0;
+        let mut map = serializer.serialize_map(Some(9))?;
+        map.serialize_entry("severity", d.severity.as_str())?;
+        map.serialize_entry("code", d.code)?;
+        map.serialize_entry("message", &d.message)?;
+        map.serialize_entry("file", &*d.location.file)?;
+        map.serialize_entry("pointer", &d.location.pointer)?;
+        map.serialize_entry("line", &d.location.line)?;
+        map.serialize_entry("column", &d.location.column)?;
+        map.serialize_entry("field", &d.field)?;
+        map.serialize_entry("help", &d.help)?;
+        map.end()
+    }
 }

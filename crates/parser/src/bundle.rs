@@ -341,7 +341,7 @@ impl<'w> Bundler<'w> {
         }
         let source = |span: crate::span::Span| {
             document
-                .text
+                .bytes()
                 .get(span.start()..span.end())
                 .map(String::from_utf8_lossy)
                 .unwrap_or_default()

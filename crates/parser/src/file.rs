@@ -14,8 +14,9 @@ use crate::span::{LineIndex, Span};
 pub struct JsonFile {
     /// The name shown in diagnostics.
     pub display: String,
-    /// The raw bytes.
-    pub text: Vec<u8>,
+    /// The raw bytes, checked once for UTF-8: diagnostics are rendered against the text, one
+    /// each, so a check per call would make rendering quadratic in the diagnostics.
+    text: Text,
     /// The parsed JSON, when the text is JSON. Shared, so that a workspace can build its schema
     /// table while reading it without copying values.
     pub json: Option<Arc<JsonDoc>>,
@@ -23,6 +24,29 @@ pub struct JsonFile {
     lines: OnceLock<LineIndex>,
     /// `display`, shared by the locations that point into this file.
     file_name: Arc<str>,
+}
+
+/// A file's bytes, kept as a `String` when they are UTF-8.
+#[derive(Debug, Clone)]
+enum Text {
+    Utf8(String),
+    Bytes(Vec<u8>),
+}
+
+impl Text {
+    fn of(bytes: Vec<u8>) -> Text {
+        match String::from_utf8(bytes) {
+            Ok(text) => Text::Utf8(text),
+            Err(error) => Text::Bytes(error.into_bytes()),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Utf8(text) => text.as_bytes(),
+            Text::Bytes(bytes) => bytes,
+        }
+    }
 }
 
 impl JsonFile {
@@ -46,11 +70,11 @@ impl JsonFile {
         let mut file = JsonFile {
             file_name: Arc::from(display.as_str()),
             display,
-            text: bytes,
+            text: Text::of(bytes),
             json: None,
             lines: OnceLock::new(),
         };
-        let read = match json::parse(&file.text) {
+        let read = match json::parse(file.text.bytes()) {
             Ok(parsed) => {
                 let duplicates = parsed
                     .duplicates
@@ -93,16 +117,24 @@ impl JsonFile {
 
     /// The text as UTF-8, where it is UTF-8.
     pub fn text_str(&self) -> Option<&str> {
-        std::str::from_utf8(&self.text).ok()
+        match &self.text {
+            Text::Utf8(text) => Some(text),
+            Text::Bytes(_) => None,
+        }
+    }
+
+    /// The raw bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.text.bytes()
     }
 
     /// The line (from 1) on which `span` starts.
     pub(crate) fn line_of(&self, span: Span) -> usize {
-        self.lines().line_col(&self.text, span.start()).0
+        self.lines().line_col(self.text.bytes(), span.start()).0
     }
 
     fn lines(&self) -> &LineIndex {
-        self.lines.get_or_init(|| LineIndex::new(&self.text))
+        self.lines.get_or_init(|| LineIndex::new(self.text.bytes()))
     }
 
     /// Where the value `at` is written (its span and pointer).
@@ -134,7 +166,7 @@ impl JsonFile {
 
     /// A location from a pointer and a span in this file.
     pub fn locate(&self, pointer: String, span: Span) -> Location {
-        let (line, column) = self.lines().line_col(&self.text, span.start());
+        let (line, column) = self.lines().line_col(self.text.bytes(), span.start());
         Location {
             file: Arc::clone(&self.file_name),
             pointer,

@@ -161,7 +161,7 @@ fn finish(
 pub(super) fn render_file_text<'s>(
     display: &str,
     diagnostics: &[Diagnostic],
-    source: impl Fn(&str) -> Option<&'s str>,
+    source: impl Fn(&str) -> Option<&'s str> + Sync,
     color: bool,
 ) -> String {
     if diagnostics.is_empty() {
@@ -181,9 +181,6 @@ pub(super) fn render_file_text<'s>(
         count(Severity::Warning, "warning"),
         count(Severity::Note, "note")
     );
-    for d in diagnostics {
-        out.push_str(&render::diagnostic(source(&d.location.file), d, color));
-        out.push_str("\n\n");
-    }
+    render::push_diagnostics(&mut out, diagnostics, &source, color, ("", "\n\n"));
     out
 }

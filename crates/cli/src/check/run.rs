@@ -102,7 +102,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
     );
     let main = ws.documents().first();
     let main_json = main.and_then(|d| d.json.as_deref());
-    let main_text = main.map_or(&[][..], |d| d.text.as_slice());
+    let main_text = main.map_or(&[][..], |d| d.bytes());
     let content = classify::classify(main_json, &schema.display, main_text);
     if let Some(d) = classify::diagnostic(content, main_json, &schema.display, main_text) {
         return not_a_table(

@@ -98,3 +98,67 @@ fn rows_of(batch: &RecordBatch, rows: &[u32]) -> Result<RecordBatch, String> {
     arrow_select::take::take_record_batch(batch, &UInt32Array::from(rows.to_vec()))
         .map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{Array, Int32Array, RecordBatch, TimestampMicrosecondArray};
+    use iceberg::arrow::schema_to_arrow_schema;
+    use iceberg::spec::{NestedField, PrimitiveType, Schema, Transform, Type};
+
+    use super::HourSplitter;
+
+    const HOUR: i64 = 3_600_000_000;
+
+    /// Parts come in the order their hours first appear, rows in batch order, and a run of
+    /// consecutive rows is a slice.
+    #[test]
+    fn parts_follow_first_appearance() {
+        let schema = Schema::builder()
+            .with_fields(vec![
+                NestedField::required(1, "at", Type::Primitive(PrimitiveType::Timestamptz)).into(),
+                NestedField::required(2, "n", Type::Primitive(PrimitiveType::Int)).into(),
+            ])
+            .build()
+            .unwrap();
+        let spec = iceberg::spec::PartitionSpec::builder(schema.clone())
+            .add_partition_field("at", "at_hour", Transform::Hour)
+            .unwrap()
+            .build()
+            .unwrap();
+        let arrow = Arc::new(schema_to_arrow_schema(&schema).unwrap());
+        let hours = [5, 5, 3, 5, 7, 3, 3];
+        let batch = RecordBatch::try_new(
+            arrow,
+            vec![
+                Arc::new(
+                    TimestampMicrosecondArray::from_iter_values(hours.map(|h| h * HOUR + 1))
+                        .with_timezone("+00:00"),
+                ),
+                Arc::new(Int32Array::from_iter_values(0..7)),
+            ],
+        )
+        .unwrap();
+        let splitter = HourSplitter::new(&spec, Arc::new(schema)).unwrap();
+        let parts: Vec<(String, Vec<i32>)> = splitter
+            .split(&batch)
+            .unwrap()
+            .into_iter()
+            .map(|(key, part)| {
+                let n = part
+                    .column(1)
+                    .as_any()
+                    .downcast_ref::<Int32Array>()
+                    .unwrap();
+                (key.to_path(), n.values().to_vec())
+            })
+            .collect();
+        let expected = [
+            ("at_hour=5", vec![0, 1, 3]),
+            ("at_hour=3", vec![2, 5, 6]),
+            ("at_hour=7", vec![4]),
+        ];
+        assert_eq!(parts, expected.map(|(p, n)| (p.to_string(), n)).to_vec());
+    }
+}

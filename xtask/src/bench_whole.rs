@@ -1,0 +1,527 @@
+//! `cargo xtask bench --whole-process`: the binary as users run it, timed from outside with
+//! hyperfine against a floor process measured in the same run, and the issue's goals checked.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::bench_process::{self, Job};
+
+const MOZILLA: &str = "mozilla-pipeline-schemas/telemetry/first-shutdown-use-counter/first-shutdown-use-counter.4.schema.json";
+const KUBERNETES: &str = "schemastore/kubernetes-definitions.json";
+const TRANSPILER_VERSION: &str = "2.0.1";
+
+/// One command for hyperfine: its name in the tables and its words (no shell).
+struct Cmd {
+    name: String,
+    words: Vec<String>,
+}
+
+impl Cmd {
+    fn new(name: &str, program: &Path, args: &[&str]) -> Cmd {
+        Cmd {
+            name: name.to_string(),
+            words: std::iter::once(program.display().to_string())
+                .chain(args.iter().map(|a| a.to_string()))
+                .collect(),
+        }
+    }
+}
+
+/// What the benchmark needs: the programs, and where it keeps its files.
+struct Setup {
+    tool: PathBuf,
+    floor: PathBuf,
+    hello: PathBuf,
+    transpiler: Result<PathBuf, String>,
+    scratch: PathBuf,
+    corpus: PathBuf,
+    /// The config that `check` uses over the corpus (draft-04 for Snowplow).
+    config: PathBuf,
+    runs: usize,
+}
+
+pub fn run(repository: &Path, args: &[String], cargo: fn(&[&str]) -> bool) -> Result<(), String> {
+    let runs = match args {
+        [] => 10,
+        [flag, n] if flag == "--runs" => n
+            .parse()
+            .ok()
+            .filter(|n| *n >= 3)
+            .ok_or("--runs needs a number of at least 3")?,
+        _ => {
+            return Err(format!(
+                "unknown arguments for `bench --whole-process`: {args:?}"
+            ))
+        }
+    };
+    let hyperfine = Command::new("hyperfine")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !hyperfine {
+        return Err(
+            "hyperfine is not installed: `sudo apt-get install hyperfine` (Debian, \
+                    Ubuntu), `brew install hyperfine` or `cargo install hyperfine`"
+                .to_string(),
+        );
+    }
+    let corpus = repository.join("../shared/corpus");
+    if !corpus.join(MOZILLA).is_file() {
+        return Err(format!(
+            "{} is missing: the benchmark reads the corpus's schemas",
+            corpus.display()
+        ));
+    }
+    let built = cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "schema2iceberg",
+        "-p",
+        "xtask",
+        "--bin",
+        "schema2iceberg",
+        "--example",
+        "parse_floor",
+    ]);
+    if !built {
+        return Err("the release build failed".to_string());
+    }
+    let target = bench_process::target_dir(repository);
+    let scratch = target.join("whole-process-bench");
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| format!("cannot create {}: {e}", scratch.display()))?;
+    let setup = Setup {
+        tool: target.join("release/schema2iceberg"),
+        floor: target.join("release/examples/parse_floor"),
+        hello: hello_world(&target)?,
+        transpiler: transpiler(&target),
+        scratch,
+        corpus,
+        config: repository.join("testdata/corpus/schema2iceberg.toml"),
+        runs,
+    };
+    let mut report = format!(
+        "whole-process benchmark: hyperfine, median of {runs} runs after 3 warm-up runs; {}\n",
+        bench_process::machine()
+    );
+    let mut goals = Vec::new();
+    compile_files(&setup, &mut report, &mut goals)?;
+    memory(&setup, &mut report, &mut goals)?;
+    check_corpus(&setup, &mut report, &mut goals)?;
+    linear(&setup, &mut report)?;
+    start_up(&setup, &mut report, &mut goals)?;
+    report.push_str("\ngoals:\n");
+    for (goal, met) in &goals {
+        let _ = writeln!(
+            report,
+            "- {} {goal}",
+            if *met { "met:" } else { "NOT met:" }
+        );
+    }
+    print!("{report}");
+    let saved = setup.scratch.join("report.md");
+    std::fs::write(&saved, &report)
+        .map_err(|e| format!("cannot write {}: {e}", saved.display()))?;
+    println!("\n(saved as {})", saved.display());
+    Ok(())
+}
+
+/// A hello-world binary, built with rustc -O: the floor of process start-up.
+pub fn hello_world(target: &Path) -> Result<PathBuf, String> {
+    let source = target.join("xtask-hello.rs");
+    let hello = target.join("xtask-hello");
+    std::fs::write(&source, "fn main() { println!(\"hello\"); }\n").map_err(|e| e.to_string())?;
+    let built = Command::new("rustc")
+        .args(["-O", "-o"])
+        .arg(&hello)
+        .arg(&source)
+        .status()
+        .map_err(|e| format!("cannot run rustc: {e}"))?;
+    if !built.success() {
+        return Err("rustc could not build the hello-world binary".to_string());
+    }
+    Ok(hello)
+}
+
+/// jsonschema-transpiler from crates.io, installed once into a folder of the target directory
+/// (its own build folder too, so the workspace's build is not touched); an error says why it
+/// is not measured.
+fn transpiler(target: &Path) -> Result<PathBuf, String> {
+    let root = target.join(format!(
+        "bench-tools/jsonschema-transpiler-{TRANSPILER_VERSION}"
+    ));
+    let program = root.join("bin/jsonschema-transpiler");
+    if program.is_file() {
+        return Ok(program);
+    }
+    println!("== cargo install jsonschema-transpiler --version {TRANSPILER_VERSION} (once)");
+    let installed = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
+        .args([
+            "install",
+            "jsonschema-transpiler",
+            "--locked",
+            "--version",
+            TRANSPILER_VERSION,
+            "--root",
+        ])
+        .arg(&root)
+        .env("CARGO_TARGET_DIR", target.join("bench-tools/build"))
+        .status()
+        .is_ok_and(|s| s.success());
+    if installed && program.is_file() {
+        Ok(program)
+    } else {
+        Err(format!(
+            "`cargo install jsonschema-transpiler --version {TRANSPILER_VERSION}` failed"
+        ))
+    }
+}
+
+/// Runs hyperfine over `commands` and returns each one's median wall time in seconds.
+/// `failing_ok`: the commands exit with 1 by design (a corpus with errors in it).
+fn hyperfine(setup: &Setup, commands: &[Cmd], failing_ok: bool) -> Result<Vec<f64>, String> {
+    let export = setup.scratch.join("hyperfine.json");
+    let mut command = Command::new("hyperfine");
+    command
+        .args(["-N", "--style", "none", "--warmup", "3", "--runs"])
+        .arg(setup.runs.to_string())
+        .arg("--export-json")
+        .arg(&export);
+    if failing_ok {
+        command.arg("-i");
+    }
+    for cmd in commands {
+        command.args(["--command-name", &cmd.name]);
+    }
+    for cmd in commands {
+        command.arg(cmd.words.join(" "));
+    }
+    let output = command
+        .stdout(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run hyperfine: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "hyperfine failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let text = std::fs::read_to_string(&export)
+        .map_err(|e| format!("cannot read {}: {e}", export.display()))?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let results = json
+        .get("results")
+        .and_then(serde_json::Value::as_array)
+        .ok_or("hyperfine's export has no results")?;
+    results
+        .iter()
+        .map(|r| {
+            r.get("median")
+                .and_then(serde_json::Value::as_f64)
+                .ok_or_else(|| "a result without a median".to_string())
+        })
+        .collect()
+}
+
+fn ms(seconds: f64) -> String {
+    format!("{:.1} ms", seconds * 1000.0)
+}
+
+/// compile on the Mozilla file and kubernetes-definitions, JSON and text, against the floor;
+/// jsonschema-transpiler on the Mozilla file.
+fn compile_files(
+    setup: &Setup,
+    report: &mut String,
+    goals: &mut Vec<(String, bool)>,
+) -> Result<(), String> {
+    report.push_str("\n### compile against the floor (a process that reads the file and parses it into `serde_json::Value`)\n\n");
+    report.push_str("| file | floor | `--format json` | ratio | text | ratio | text / json |\n|---|---:|---:|---:|---:|---:|---:|\n");
+    let mut transpiler_line = String::new();
+    // kubernetes-definitions is a file of definitions with no root type: it compiles to one
+    // error and exits 1, as users see it, so failing runs are expected there.
+    for (label, relative, exits_1) in [
+        ("Mozilla first-shutdown-use-counter.4", MOZILLA, false),
+        (
+            "kubernetes-definitions (exit 1: no root type)",
+            KUBERNETES,
+            true,
+        ),
+    ] {
+        let file = setup.corpus.join(relative);
+        let file = file.to_str().ok_or("a corpus path that is not UTF-8")?;
+        let mut commands = vec![
+            Cmd::new("floor", &setup.floor, &["--document", file]),
+            Cmd::new("json", &setup.tool, &["compile", "--format", "json", file]),
+            Cmd::new("text", &setup.tool, &["compile", "--color", "never", file]),
+        ];
+        let transpiled = relative == MOZILLA;
+        if transpiled {
+            if let Ok(program) = &setup.transpiler {
+                commands.push(Cmd::new(
+                    "transpiler",
+                    program,
+                    &["--type", "bigquery", file],
+                ));
+            }
+        }
+        let times = hyperfine(setup, &commands, exits_1)?;
+        let [floor, json, text, ..] = times[..] else {
+            return Err("hyperfine gave fewer results than commands".to_string());
+        };
+        let _ = writeln!(
+            report,
+            "| {label} | {} | {} | {:.1}× | {} | {:.1}× | {:.2}× |",
+            ms(floor),
+            ms(json),
+            json / floor,
+            ms(text),
+            text / floor,
+            text / json
+        );
+        goals.push((
+            format!("{label}: JSON at most 3× the floor ({:.1}×)", json / floor),
+            json <= 3.0 * floor,
+        ));
+        goals.push((
+            format!("{label}: text at most 3× the floor ({:.1}×)", text / floor),
+            text <= 3.0 * floor,
+        ));
+        goals.push((
+            format!("{label}: text at most 1.2× JSON ({:.2}×)", text / json),
+            text <= 1.2 * json,
+        ));
+        if transpiled {
+            match (&setup.transpiler, times.get(3)) {
+                (Ok(_), Some(transpiler)) => {
+                    let _ = writeln!(
+                        transpiler_line,
+                        "jsonschema-transpiler {TRANSPILER_VERSION} `--type bigquery` on the Mozilla file, in the same run: {} ({:.1}× our JSON run)\n",
+                        ms(*transpiler),
+                        transpiler / json
+                    );
+                    goals.push((
+                        format!(
+                            "at least 10× faster than jsonschema-transpiler ({:.1}×)",
+                            transpiler / json
+                        ),
+                        *transpiler >= 10.0 * json,
+                    ));
+                }
+                (transpiler, _) => {
+                    let why = transpiler
+                        .as_ref()
+                        .err()
+                        .map_or("no result", String::as_str);
+                    let _ = writeln!(
+                        transpiler_line,
+                        "jsonschema-transpiler: not measured ({why})"
+                    );
+                    goals.push((
+                        format!(
+                            "at least 10× faster than jsonschema-transpiler (not measured: {why})"
+                        ),
+                        false,
+                    ));
+                }
+            }
+        }
+    }
+    report.push_str(&transpiler_line);
+    Ok(())
+}
+
+/// Peak memory on the Mozilla file, from /usr/bin/time (hyperfine does not measure it).
+fn memory(
+    setup: &Setup,
+    report: &mut String,
+    goals: &mut Vec<(String, bool)>,
+) -> Result<(), String> {
+    let file = setup.corpus.join(MOZILLA);
+    let (document, compile, format, json) = (
+        Path::new("--document"),
+        Path::new("compile"),
+        Path::new("--format"),
+        Path::new("json"),
+    );
+    let floor = Job::plain(&setup.floor, vec![document, &file]);
+    let json_run = Job::plain(&setup.tool, vec![compile, format, json, &file]);
+    let text_run = Job::plain(&setup.tool, vec![compile, &file]);
+    let runs = bench_process::measure(&[&floor, &json_run, &text_run], 3, &setup.scratch)?;
+    let [floor, json, text] = runs[..] else {
+        return Err("fewer memory runs than jobs".to_string());
+    };
+    let _ = writeln!(
+        report,
+        "\npeak memory on the Mozilla file (largest of 3 runs, GNU time): floor {:.1} MiB, JSON {:.1} MiB ({:.1}×), text {:.1} MiB ({:.1}×)",
+        floor.peak_mib(), json.peak_mib(), json.peak_mib() / floor.peak_mib(), text.peak_mib(), text.peak_mib() / floor.peak_mib()
+    );
+    let worst = json.peak_mib().max(text.peak_mib()) / floor.peak_mib();
+    goals.push((
+        format!("peak memory on the Mozilla file at most 3× the floor's ({worst:.1}×)"),
+        worst <= 3.0,
+    ));
+    Ok(())
+}
+
+/// check over the whole corpus, in every format.
+fn check_corpus(
+    setup: &Setup,
+    report: &mut String,
+    goals: &mut Vec<(String, bool)>,
+) -> Result<(), String> {
+    let config = setup
+        .config
+        .to_str()
+        .ok_or("a config path that is not UTF-8")?;
+    let corpus = setup
+        .corpus
+        .to_str()
+        .ok_or("a corpus path that is not UTF-8")?;
+    let formats = ["json", "text", "github", "sarif"];
+    let commands: Vec<Cmd> = formats
+        .iter()
+        .map(|f| {
+            Cmd::new(
+                f,
+                &setup.tool,
+                &[
+                    "check", "--config", config, "--format", f, "--color", "never", corpus,
+                ],
+            )
+        })
+        .collect();
+    let times = hyperfine(setup, &commands, true)?;
+    report.push_str("\n### `check` over the whole corpus (exit 1: the corpus has schemas with errors)\n\n| format | median |\n|---|---:|\n");
+    for (format, time) in formats.iter().zip(&times) {
+        let _ = writeln!(report, "| {format} | {} |", ms(*time));
+    }
+    let worst = times.iter().copied().fold(0.0, f64::max);
+    goals.push((
+        format!(
+            "check over the corpus under 0.5 s in every format (slowest {})",
+            ms(worst)
+        ),
+        worst < 0.5,
+    ));
+    Ok(())
+}
+
+/// A flat schema of `n` properties: clean snake_case columns of five types, or (with
+/// `uppercase`) string columns whose names each draw an `uppercase-name` warning.
+fn generated_schema(n: usize, uppercase: bool) -> String {
+    let mut text = String::from("{\n  \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n  \"type\": \"object\",\n  \"properties\": {\n");
+    for i in 0..n {
+        let (name, schema) = if uppercase {
+            (format!("Column_{i}"), "{\"type\": \"string\"}")
+        } else {
+            let schema = match i % 5 {
+                0 => "{\"type\": \"string\"}",
+                1 => "{\"type\": \"integer\", \"maximum\": 1000}",
+                2 => "{\"type\": \"number\"}",
+                3 => "{\"type\": \"boolean\"}",
+                _ => "{\"type\": \"string\", \"format\": \"date-time\"}",
+            };
+            (format!("column_{i}"), schema)
+        };
+        let comma = if i + 1 == n { "" } else { "," };
+        let _ = writeln!(text, "    \"{name}\": {schema}{comma}");
+    }
+    text.push_str("  }\n}\n");
+    text
+}
+
+/// Cost per column and per diagnostic over generated schemas, 1k to 100k columns and 1k to
+/// 40k diagnostics: linear when the per-unit figures stay the same.
+fn linear(setup: &Setup, report: &mut String) -> Result<(), String> {
+    report.push_str(
+        "\n### linear in the input (generated flat schemas; kept in the target directory)\n\n",
+    );
+    report.push_str(
+        "| schema | floor | JSON | per unit | text | per unit |\n|---|---:|---:|---:|---:|---:|\n",
+    );
+    let cases = [
+        (1_000, false),
+        (10_000, false),
+        (100_000, false),
+        (1_000, true),
+        (10_000, true),
+        (40_000, true),
+    ];
+    for (n, uppercase) in cases {
+        let (label, unit) = if uppercase {
+            (format!("{n} uppercase columns, {n} warnings"), "diagnostic")
+        } else {
+            (format!("{n} columns"), "column")
+        };
+        let path = setup.scratch.join(format!(
+            "{}-{n}.schema.json",
+            if uppercase { "uppercase" } else { "columns" }
+        ));
+        std::fs::write(&path, generated_schema(n, uppercase))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let file = path.to_str().ok_or("a scratch path that is not UTF-8")?;
+        let times = hyperfine(
+            setup,
+            &[
+                Cmd::new("floor", &setup.floor, &["--document", file]),
+                Cmd::new("json", &setup.tool, &["compile", "--format", "json", file]),
+                Cmd::new("text", &setup.tool, &["compile", "--color", "never", file]),
+            ],
+            false,
+        )?;
+        let [floor, json, text] = times[..] else {
+            return Err("hyperfine gave fewer results than commands".to_string());
+        };
+        let per = |t: f64| format!("{:.2} µs/{unit}", (t - floor) * 1e6 / n as f64);
+        let _ = writeln!(
+            report,
+            "| {label} | {} | {} | {} | {} | {} |",
+            ms(floor),
+            ms(json),
+            per(json),
+            ms(text),
+            per(text)
+        );
+    }
+    report.push_str(
+        "\n(per unit: the run's time above the floor's, over the columns or diagnostics)\n",
+    );
+    Ok(())
+}
+
+/// `schema2iceberg --version` against a hello-world binary.
+fn start_up(
+    setup: &Setup,
+    report: &mut String,
+    goals: &mut Vec<(String, bool)>,
+) -> Result<(), String> {
+    let times = hyperfine(
+        setup,
+        &[
+            Cmd::new("hello", &setup.hello, &[]),
+            Cmd::new("version", &setup.tool, &["--version"]),
+        ],
+        false,
+    )?;
+    let [hello, version] = times[..] else {
+        return Err("hyperfine gave fewer results than commands".to_string());
+    };
+    let _ = writeln!(
+        report,
+        "\nstart-up: `schema2iceberg --version` {}, hello world {} (difference {:.2} ms)",
+        ms(version),
+        ms(hello),
+        (version - hello) * 1000.0
+    );
+    goals.push((
+        format!(
+            "start-up within 1 ms of hello world ({:+.2} ms)",
+            (version - hello) * 1000.0
+        ),
+        version - hello <= 0.001,
+    ));
+    Ok(())
+}
