@@ -431,7 +431,13 @@ fn run_check(args: CheckArgs) -> ExitCode {
         color: args.format == check::CheckFormat::Text && color_enabled(args.color.color),
     };
     match check::check(&request, args.format) {
-        Ok(checked) => print_stdout(&checked.stdout, checked.exit),
+        Ok(checked) => {
+            let exit = print_stdout(&checked.stdout, checked.exit);
+            // As for `compile`: the process exits next, so the report is not freed piece by
+            // piece.
+            std::mem::forget(checked);
+            exit
+        }
         Err(e) => usage_error(&e.message),
     }
 }
@@ -548,11 +554,11 @@ fn compile_request(request: &CompileRequest, bytes: Vec<u8>) -> CompiledRequest 
 
 /// Writes the result in `format`: the JSON report is serialized straight into `out`, without
 /// a `serde_json::Value` or a `String` of it (6.7 MB for Mozilla's largest schema) first.
-fn write_compiled(
+fn write_compiled<W: Write>(
     request: &CompiledRequest,
     format: Format,
     color: bool,
-    out: &mut dyn Write,
+    out: &mut W,
 ) -> std::io::Result<()> {
     let CompiledRequest { ws, compiled } = request;
     match format {
