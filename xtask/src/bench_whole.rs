@@ -298,7 +298,7 @@ fn compile_files(
                 (Ok(_), Some(transpiler)) => {
                     let _ = writeln!(
                         transpiler_line,
-                        "jsonschema-transpiler {TRANSPILER_VERSION} `--type bigquery` on the Mozilla file, in the same run: {} ({:.1}× our JSON run)\n",
+                        "jsonschema-transpiler {TRANSPILER_VERSION} `--type bigquery` on the Mozilla file, in the same run: {} ({:.1}× our JSON run)",
                         ms(*transpiler),
                         transpiler / json
                     );
@@ -329,6 +329,7 @@ fn compile_files(
             }
         }
     }
+    report.push('\n');
     report.push_str(&transpiler_line);
     Ok(())
 }
