@@ -243,23 +243,7 @@ impl Bench {
         stream: bool,
         cargo: impl Fn(&[&str]) -> bool,
     ) -> Result<Bench, String> {
-        // One build for both: built apart, the two feature sets (the example brings xtask's
-        // dev-dependencies) rebuild the mapper and the cli each time.
-        let built = cargo(&[
-            "build",
-            "--release",
-            "-p",
-            "schema2iceberg",
-            "-p",
-            "xtask",
-            "--bin",
-            "schema2iceberg",
-            "--example",
-            "parse_floor",
-        ]);
-        if !built {
-            return Err("the release build of schema2iceberg or parse_floor failed".to_string());
-        }
+        release_build(&cargo)?;
         let target = target_dir(repository);
         let cache = target.join("records-bench");
         std::fs::create_dir_all(&cache)
@@ -317,6 +301,29 @@ fn records_file(
         bytes: text.len() as u64,
         records,
     })
+}
+
+/// The release build of the binary and the floor (`xtask/examples/parse_floor.rs`) that the
+/// whole-process benchmarks time. One build for both: built apart, the two feature sets (the
+/// example brings xtask's dev-dependencies) rebuild the mapper and the cli each time.
+pub fn release_build(cargo: impl Fn(&[&str]) -> bool) -> Result<(), String> {
+    let built = cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "schema2iceberg",
+        "-p",
+        "xtask",
+        "--bin",
+        "schema2iceberg",
+        "--example",
+        "parse_floor",
+    ]);
+    if built {
+        Ok(())
+    } else {
+        Err("the release build of schema2iceberg or parse_floor failed".to_string())
+    }
 }
 
 /// The machine, for the tables' heading.

@@ -74,21 +74,7 @@ pub fn run(repository: &Path, args: &[String], cargo: fn(&[&str]) -> bool) -> Re
             corpus.display()
         ));
     }
-    let built = cargo(&[
-        "build",
-        "--release",
-        "-p",
-        "schema2iceberg",
-        "-p",
-        "xtask",
-        "--bin",
-        "schema2iceberg",
-        "--example",
-        "parse_floor",
-    ]);
-    if !built {
-        return Err("the release build failed".to_string());
-    }
+    bench_process::release_build(cargo)?;
     let target = bench_process::target_dir(repository);
     let scratch = target.join("whole-process-bench");
     std::fs::create_dir_all(&scratch)
