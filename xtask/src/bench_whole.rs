@@ -512,3 +512,45 @@ fn start_up(
     ));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use schema2iceberg::{compile_bytes, CompileRequest, Format};
+
+    use super::generated_schema;
+
+    /// The linear table divides by the columns or the diagnostics: a clean schema must compile
+    /// to `n` columns with no diagnostics, an uppercase one to exactly `n` warnings.
+    #[test]
+    fn generated_schemas_have_the_units_they_are_divided_by() {
+        let request = CompileRequest {
+            name: "generated.json".to_string(),
+            path: None,
+            partition: Vec::new(),
+            draft: None,
+            ref_root: None,
+        };
+        for (uppercase, n) in [(false, 7), (true, 5)] {
+            let out = compile_bytes(
+                &request,
+                generated_schema(n, uppercase).into_bytes(),
+                Format::Json,
+                false,
+            );
+            let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            let columns = report["schema"]["fields"].as_array().unwrap().len();
+            let codes: Vec<&str> = report["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["code"].as_str().unwrap())
+                .collect();
+            assert_eq!(columns, n);
+            if uppercase {
+                assert_eq!(codes, vec!["uppercase-name"; n]);
+            } else {
+                assert!(codes.is_empty(), "{codes:?}");
+            }
+        }
+    }
+}
