@@ -207,9 +207,7 @@ pub fn diagnostic(source: Option<&str>, d: &Diagnostic, color: bool) -> String {
     if let Some(help) = &d.help {
         footer.push(Level::HELP.message(help.as_str()));
     }
-    let window = source
-        .and_then(|text| line_window(text, d))
-        .map(|(line, range)| LineWindow::of(line, range));
+    let window = source.and_then(|text| LineWindow::around(text, d));
     let group: Group<'_> = match &window {
         Some(window) => {
             let snippet = Snippet::source(window.text.as_ref())
@@ -271,10 +269,38 @@ struct LineWindow<'t> {
 }
 
 impl<'t> LineWindow<'t> {
-    /// The whole line, or for a long one the span (cut to [`LONG_LINE_SPAN`]) with
-    /// [`LONG_LINE_CONTEXT`] on each side, `...` marking each cut.
-    fn of(line: &'t str, range: std::ops::Range<usize>) -> LineWindow<'t> {
-        if line.len() <= LONG_LINE {
+    /// The window of the line of `text` that holds the diagnostic's start. The line's ends are
+    /// looked for no further than [`LONG_LINE`] bytes from the start: on a minified schema,
+    /// finding them would scan the whole file for every diagnostic.
+    fn around(text: &'t str, d: &Diagnostic) -> Option<LineWindow<'t>> {
+        let start = d.location.span.start().min(text.len());
+        let back = text.floor_char_boundary(start.saturating_sub(LONG_LINE));
+        let ahead = text.ceil_char_boundary(start.saturating_add(LONG_LINE));
+        let from = text
+            .get(back..start)?
+            .rfind('\n')
+            .map_or(back, |i| back + i + 1);
+        let to = text
+            .get(start..ahead)?
+            .find('\n')
+            .map_or(ahead, |i| start + i);
+        let cut = (
+            from > 0 && text.as_bytes().get(from - 1) != Some(&b'\n'),
+            to < text.len() && text.as_bytes().get(to) != Some(&b'\n'),
+        );
+        let (_, line, range) = span_line(
+            text.get(from..to)?,
+            start - from,
+            d.location.span.end().saturating_sub(from),
+        )?;
+        Some(LineWindow::of(line, range, cut))
+    }
+
+    /// The whole line, or for a long one (or one already `cut` at its start or end) the span
+    /// (cut to [`LONG_LINE_SPAN`]) with [`LONG_LINE_CONTEXT`] on each side, `...` marking each
+    /// cut.
+    fn of(line: &'t str, range: std::ops::Range<usize>, cut: (bool, bool)) -> LineWindow<'t> {
+        if line.len() <= LONG_LINE && cut == (false, false) {
             return LineWindow {
                 text: line.into(),
                 range,
@@ -286,12 +312,12 @@ impl<'t> LineWindow<'t> {
             .max(range.start);
         let from = line.floor_char_boundary(range.start.saturating_sub(LONG_LINE_CONTEXT));
         let to = line.ceil_char_boundary(span_end.saturating_add(LONG_LINE_CONTEXT));
-        let cut_start = from > 0;
+        let cut_start = from > 0 || cut.0;
         let marker = if cut_start { "..." } else { "" };
         let mut text = String::with_capacity(to - from + 6);
         text.push_str(marker);
         text.push_str(line.get(from..to).unwrap_or_default());
-        if to < line.len() {
+        if to < line.len() || cut.1 {
             text.push_str("...");
         }
         let shift = |at: usize| at - from + marker.len();
@@ -301,12 +327,6 @@ impl<'t> LineWindow<'t> {
             cut_start,
         }
     }
-}
-
-/// The source line that holds the diagnostic's start, and the span's range within it.
-fn line_window<'t>(text: &'t str, d: &Diagnostic) -> Option<(&'t str, std::ops::Range<usize>)> {
-    span_line(text, d.location.span.start(), d.location.span.end())
-        .map(|(_, line, range)| (line, range))
 }
 
 /// The line of `text` that holds byte `start`: the byte where that line starts, its text
