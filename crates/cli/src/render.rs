@@ -157,6 +157,12 @@ pub(crate) fn push_diagnostics<'s>(
             out.push_str(around.1);
         }
     };
+    // Asked only for a large block: `available_parallelism` reads the cgroup's files each
+    // time, and `check` renders a block per file (3,600 file opens over the corpus).
+    if diagnostics.len() < 2 * DIAGNOSTICS_PER_THREAD {
+        render_run(out, diagnostics);
+        return;
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(diagnostics.len() / DIAGNOSTICS_PER_THREAD);
