@@ -196,6 +196,27 @@ impl JsonDoc {
         self.node(id).map(|n| &n.value).unwrap_or(&JsonValue::Null)
     }
 
+    /// Moves the string at `id` out of the document, leaving an empty string: for a reader that
+    /// is done with that value and would otherwise copy it. `None` when `id` is not a string.
+    pub fn take_string(&mut self, id: JsonId) -> Option<String> {
+        match self.nodes.get_mut(id.index()).map(|n| &mut n.value) {
+            Some(JsonValue::String(s)) => Some(std::mem::take(s)),
+            _ => None,
+        }
+    }
+
+    /// Moves the key of member `index` of the object at `id` out of the document, leaving an
+    /// empty key: [`JsonDoc::pointer`] of the values below that member changes with it. `None`
+    /// when `id` is not an object with that member.
+    pub fn take_key(&mut self, id: JsonId, index: usize) -> Option<String> {
+        match self.nodes.get_mut(id.index()).map(|n| &mut n.value) {
+            Some(JsonValue::Object(members)) => {
+                members.get_mut(index).map(|m| std::mem::take(&mut m.key))
+            }
+            _ => None,
+        }
+    }
+
     /// The span of `id`.
     pub fn span(&self, id: JsonId) -> Span {
         self.node(id).map(|n| n.span).unwrap_or_default()
@@ -718,6 +739,26 @@ mod tests {
         assert!(pointers.contains(&"/a~1b~0c/12".to_string()));
         assert!(pointers.contains(&"/a~1b~0c/9".to_string()));
         assert!(pointers.contains(&"//é".to_string()));
+    }
+
+    #[test]
+    fn taking_text_leaves_the_rest_in_place() {
+        let Ok(parsed) = parse(br#"{"k": "v", "n": 1}"#) else {
+            unreachable!("valid JSON")
+        };
+        let mut doc = parsed.doc;
+        let root = doc.root();
+        let value = doc.member(root, "k").map(|m| m.value);
+        let Some(value) = value else {
+            unreachable!("a member k")
+        };
+        assert_eq!(doc.take_string(value), Some("v".to_string()));
+        assert_eq!(doc.value(value), &JsonValue::String(String::new()));
+        assert_eq!(doc.take_string(root), None);
+        assert_eq!(doc.take_key(root, 1), Some("n".to_string()));
+        assert_eq!(doc.take_key(root, 2), None);
+        assert_eq!(doc.take_key(value, 0), None);
+        assert_eq!(doc.compact(root), r#"{"k":"","":1}"#);
     }
 
     #[test]

@@ -1,203 +1,366 @@
-//! Delivered rows ([`Cell`]s, one per top-level column) as an Arrow `RecordBatch` of the created
-//! table's Arrow schema (`iceberg::arrow::schema_to_arrow_schema`), built column by column so
-//! that every nested field keeps the field-id metadata the Parquet writer needs.
+//! Delivered rows ([`Cell`]s, one per top-level column) appended, row by row, to column
+//! builders shaped like the created table's Arrow schema (`iceberg::arrow::schema_to_arrow_schema`),
+//! then finished into a `RecordBatch` whose nested fields keep the field-id metadata the Parquet
+//! writer needs. Appending each row as soon as it is converted lets its cells be freed at once,
+//! while the allocator still has them at hand, instead of keeping a whole batch of cells.
 
 use std::sync::Arc;
 
-use arrow_array::{
-    new_null_array, ArrayRef, BooleanArray, Date32Array, Decimal128Array, FixedSizeBinaryArray,
-    Float64Array, Int32Array, Int64Array, LargeBinaryArray, ListArray, MapArray, RecordBatch,
-    StringArray, StructArray, Time64MicrosecondArray, TimestampMicrosecondArray,
+use arrow_array::builder::{
+    BooleanBuilder, Date32Builder, Decimal128Builder, FixedSizeBinaryBuilder, Float64Builder,
+    Int32Builder, Int64Builder, LargeBinaryBuilder, StringBuilder, Time64MicrosecondBuilder,
+    TimestampMicrosecondBuilder,
 };
-use arrow_schema::{DataType, Fields, SchemaRef, TimeUnit};
+use arrow_array::{new_null_array, ArrayRef, ListArray, MapArray, RecordBatch, StructArray};
+use arrow_buffer::{NullBufferBuilder, OffsetBuffer};
+use arrow_schema::{DataType, FieldRef, Fields, SchemaRef, TimeUnit};
 use schema2iceberg_mapper::records::Cell;
 
-/// The rows as one batch of `schema`: `rows[i]` holds one cell per top-level field.
-pub(crate) fn record_batch(schema: &SchemaRef, rows: &[Vec<Cell>]) -> Result<RecordBatch, String> {
-    let mut columns = Vec::with_capacity(schema.fields().len());
-    for (index, field) in schema.fields().iter().enumerate() {
-        let cells: Vec<&Cell> = rows
+/// Rows of one batch, held column by column until [`RowsBuilder::finish`].
+pub(crate) struct RowsBuilder {
+    schema: SchemaRef,
+    columns: Vec<Column>,
+}
+
+impl RowsBuilder {
+    /// An empty batch of `schema`.
+    pub(crate) fn new(schema: &SchemaRef) -> Result<Self, String> {
+        let columns = schema
+            .fields()
             .iter()
-            .map(|row| row.get(index).unwrap_or(&Cell::Null))
-            .collect();
-        columns.push(
-            array(field.data_type(), &cells)
-                .map_err(|e| format!("column `{}`: {e}", field.name()))?,
-        );
+            .map(|field| {
+                Column::new(field.data_type())
+                    .map_err(|e| format!("column `{}`: {e}", field.name()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(RowsBuilder {
+            schema: Arc::clone(schema),
+            columns,
+        })
     }
-    RecordBatch::try_new(Arc::clone(schema), columns).map_err(|e| e.to_string())
-}
 
-fn nulls(cells: &[&Cell]) -> Option<arrow_buffer::NullBuffer> {
-    if cells.iter().any(|c| matches!(c, Cell::Null)) {
-        Some(arrow_buffer::NullBuffer::from(
-            cells
-                .iter()
-                .map(|c| !matches!(c, Cell::Null))
-                .collect::<Vec<bool>>(),
-        ))
-    } else {
-        None
+    /// Appends one row: `cells[i]` is the value of the schema's `i`-th field. After an error
+    /// the builder holds part of the row, and the batch must be given up.
+    pub(crate) fn push(&mut self, cells: &[Cell]) -> Result<(), String> {
+        for (index, column) in self.columns.iter_mut().enumerate() {
+            column
+                .push(cells.get(index).unwrap_or(&Cell::Null))
+                .map_err(|e| {
+                    let name = self.schema.fields().get(index).map_or("?", |f| f.name());
+                    format!("column `{name}`: {e}")
+                })?;
+        }
+        Ok(())
+    }
+
+    /// The rows appended, as one batch.
+    pub(crate) fn finish(self) -> Result<RecordBatch, String> {
+        let columns = self
+            .columns
+            .into_iter()
+            .map(Column::finish)
+            .collect::<Result<Vec<_>, _>>()?;
+        RecordBatch::try_new(self.schema, columns).map_err(|e| e.to_string())
     }
 }
 
-fn mismatch(data_type: &DataType, cell: &Cell) -> String {
-    format!("a {cell:?} value in a {data_type} column (a bug: please report it)")
+/// One column (or nested child) being built.
+enum Column {
+    Bool(BooleanBuilder),
+    Int(Int32Builder),
+    Long(Int64Builder),
+    Double(Float64Builder),
+    String(StringBuilder),
+    Date(Date32Builder),
+    Time(Time64MicrosecondBuilder),
+    Timestamp(TimestampMicrosecondBuilder, Option<Arc<str>>),
+    Decimal(Decimal128Builder, u8, i8),
+    Uuid(FixedSizeBinaryBuilder),
+    Binary(LargeBinaryBuilder),
+    Struct {
+        fields: Fields,
+        children: Vec<Column>,
+        nulls: NullBufferBuilder,
+    },
+    List {
+        element: FieldRef,
+        offsets: Vec<i32>,
+        values: Box<Column>,
+        nulls: NullBufferBuilder,
+    },
+    Map {
+        entries: FieldRef,
+        entry_fields: Fields,
+        ordered: bool,
+        offsets: Vec<i32>,
+        keys: StringBuilder,
+        values: Box<Column>,
+        nulls: NullBufferBuilder,
+    },
+    /// A type no conversion gives (only nulls can be written to it): how many.
+    OnlyNulls(DataType, usize),
 }
 
-/// One column (or nested child) of `data_type` from its cells, nulls where [`Cell::Null`].
-// The recursion follows the table's nesting, which the mapper has capped at 16 levels.
-fn array(data_type: &DataType, cells: &[&Cell]) -> Result<ArrayRef, String> {
-    macro_rules! primitive {
-        ($array:ty, $pattern:pat => $value:expr) => {{
-            let mut values = Vec::with_capacity(cells.len());
-            for cell in cells {
-                values.push(match cell {
-                    Cell::Null => None,
-                    $pattern => Some($value),
-                    other => return Err(mismatch(data_type, other)),
-                });
+fn mismatch(column: &Column, cell: &Cell) -> String {
+    format!(
+        "a {cell:?} value in a {} column (a bug: please report it)",
+        column.data_type()
+    )
+}
+
+/// The next list or map offset after `len` items.
+fn offset(len: usize) -> Result<i32, String> {
+    i32::try_from(len).map_err(|e| e.to_string())
+}
+
+impl Column {
+    // The recursion follows the table's nesting, which the mapper has capped at 16 levels.
+    fn new(data_type: &DataType) -> Result<Column, String> {
+        Ok(match data_type {
+            DataType::Boolean => Column::Bool(BooleanBuilder::new()),
+            DataType::Int32 => Column::Int(Int32Builder::new()),
+            DataType::Int64 => Column::Long(Int64Builder::new()),
+            DataType::Float64 => Column::Double(Float64Builder::new()),
+            DataType::Utf8 => Column::String(StringBuilder::new()),
+            DataType::Date32 => Column::Date(Date32Builder::new()),
+            DataType::Time64(TimeUnit::Microsecond) => {
+                Column::Time(Time64MicrosecondBuilder::new())
             }
-            Arc::new(<$array>::from(values)) as ArrayRef
-        }};
-    }
-    Ok(match data_type {
-        DataType::Boolean => primitive!(BooleanArray, Cell::Bool(b) => *b),
-        DataType::Int32 => primitive!(Int32Array, Cell::Int(i) => *i),
-        DataType::Int64 => primitive!(Int64Array, Cell::Long(l) => *l),
-        DataType::Float64 => primitive!(Float64Array, Cell::Double(d) => *d),
-        DataType::Utf8 => primitive!(StringArray, Cell::String(s) => s.as_str()),
-        DataType::Date32 => primitive!(Date32Array, Cell::Date(d) => *d),
-        DataType::Time64(TimeUnit::Microsecond) => {
-            primitive!(Time64MicrosecondArray, Cell::Time(t) => *t)
-        }
-        DataType::Timestamp(TimeUnit::Microsecond, zone) => {
-            let array = primitive!(TimestampMicrosecondArray, Cell::Timestamptz(t) => *t);
-            let array = array
-                .as_any()
-                .downcast_ref::<TimestampMicrosecondArray>()
-                .cloned()
-                .ok_or("timestamp array")?;
-            Arc::new(array.with_timezone_opt(zone.clone()))
-        }
-        DataType::Decimal128(precision, scale) => {
-            let array = primitive!(Decimal128Array, Cell::Decimal { unscaled, .. } => *unscaled);
-            let array = array
-                .as_any()
-                .downcast_ref::<Decimal128Array>()
-                .cloned()
-                .ok_or("decimal array")?;
-            Arc::new(
-                array
-                    .with_precision_and_scale(*precision, *scale)
-                    .map_err(|e| e.to_string())?,
-            )
-        }
-        DataType::FixedSizeBinary(16) => {
-            let mut values = Vec::with_capacity(cells.len());
-            for cell in cells {
-                values.push(match cell {
-                    Cell::Null => None,
-                    Cell::Uuid(u) => Some(*u),
-                    other => return Err(mismatch(data_type, other)),
-                });
+            DataType::Timestamp(TimeUnit::Microsecond, zone) => {
+                Column::Timestamp(TimestampMicrosecondBuilder::new(), zone.clone())
             }
-            Arc::new(
-                FixedSizeBinaryArray::try_from_sparse_iter_with_size(values.into_iter(), 16)
-                    .map_err(|e| e.to_string())?,
-            )
-        }
-        DataType::LargeBinary => {
-            primitive!(LargeBinaryArray, Cell::Binary(b) => b.as_slice())
-        }
-        DataType::Struct(fields) => Arc::new(struct_array(fields, cells)?),
-        DataType::List(element) => {
-            let mut offsets = vec![0i32];
-            let mut children: Vec<&Cell> = Vec::new();
-            for cell in cells {
-                match cell {
-                    Cell::Null => {}
-                    Cell::List(items) => children.extend(items.iter()),
-                    other => return Err(mismatch(data_type, other)),
+            DataType::Decimal128(precision, scale) => {
+                Column::Decimal(Decimal128Builder::new(), *precision, *scale)
+            }
+            DataType::FixedSizeBinary(16) => Column::Uuid(FixedSizeBinaryBuilder::new(16)),
+            DataType::LargeBinary => Column::Binary(LargeBinaryBuilder::new()),
+            DataType::Struct(fields) => Column::Struct {
+                fields: fields.clone(),
+                children: fields
+                    .iter()
+                    .map(|f| Column::new(f.data_type()).map_err(|e| format!("`{}`: {e}", f.name())))
+                    .collect::<Result<_, _>>()?,
+                nulls: NullBufferBuilder::new(0),
+            },
+            DataType::List(element) => Column::List {
+                element: Arc::clone(element),
+                offsets: vec![0],
+                values: Box::new(Column::new(element.data_type())?),
+                nulls: NullBufferBuilder::new(0),
+            },
+            DataType::Map(entries, ordered) => {
+                let DataType::Struct(entry_fields) = entries.data_type() else {
+                    return Err(format!("map entries of type {}", entries.data_type()));
+                };
+                let (Some(key_field), Some(value_field)) =
+                    (entry_fields.first(), entry_fields.get(1))
+                else {
+                    return Err("map entries without key and value".to_string());
+                };
+                if key_field.data_type() != &DataType::Utf8 {
+                    return Err(format!("map keys of type {}", key_field.data_type()));
                 }
-                offsets.push(i32::try_from(children.len()).map_err(|e| e.to_string())?);
+                Column::Map {
+                    entries: Arc::clone(entries),
+                    entry_fields: entry_fields.clone(),
+                    ordered: *ordered,
+                    offsets: vec![0],
+                    keys: StringBuilder::new(),
+                    values: Box::new(Column::new(value_field.data_type())?),
+                    nulls: NullBufferBuilder::new(0),
+                }
             }
-            let values = array(element.data_type(), &children)?;
-            Arc::new(
-                ListArray::try_new(
-                    Arc::clone(element),
-                    arrow_buffer::OffsetBuffer::new(offsets.into()),
+            other => Column::OnlyNulls(other.clone(), 0),
+        })
+    }
+
+    fn data_type(&self) -> DataType {
+        match self {
+            Column::Bool(_) => DataType::Boolean,
+            Column::Int(_) => DataType::Int32,
+            Column::Long(_) => DataType::Int64,
+            Column::Double(_) => DataType::Float64,
+            Column::String(_) => DataType::Utf8,
+            Column::Date(_) => DataType::Date32,
+            Column::Time(_) => DataType::Time64(TimeUnit::Microsecond),
+            Column::Timestamp(_, zone) => DataType::Timestamp(TimeUnit::Microsecond, zone.clone()),
+            Column::Decimal(_, precision, scale) => DataType::Decimal128(*precision, *scale),
+            Column::Uuid(_) => DataType::FixedSizeBinary(16),
+            Column::Binary(_) => DataType::LargeBinary,
+            Column::Struct { fields, .. } => DataType::Struct(fields.clone()),
+            Column::List { element, .. } => DataType::List(Arc::clone(element)),
+            Column::Map {
+                entries, ordered, ..
+            } => DataType::Map(Arc::clone(entries), *ordered),
+            Column::OnlyNulls(data_type, _) => data_type.clone(),
+        }
+    }
+
+    /// Appends a null; a null struct gives null children (hidden by the struct's own null).
+    fn push_null(&mut self) {
+        match self {
+            Column::Bool(b) => b.append_null(),
+            Column::Int(b) => b.append_null(),
+            Column::Long(b) => b.append_null(),
+            Column::Double(b) => b.append_null(),
+            Column::String(b) => b.append_null(),
+            Column::Date(b) => b.append_null(),
+            Column::Time(b) => b.append_null(),
+            Column::Timestamp(b, _) => b.append_null(),
+            Column::Decimal(b, ..) => b.append_null(),
+            Column::Uuid(b) => b.append_null(),
+            Column::Binary(b) => b.append_null(),
+            Column::Struct {
+                children, nulls, ..
+            } => {
+                children.iter_mut().for_each(Column::push_null);
+                nulls.append_null();
+            }
+            Column::List { offsets, nulls, .. } | Column::Map { offsets, nulls, .. } => {
+                let last = offsets.last().copied().unwrap_or(0);
+                offsets.push(last);
+                nulls.append_null();
+            }
+            Column::OnlyNulls(_, count) => *count += 1,
+        }
+    }
+
+    // The recursion follows the table's nesting, which the mapper has capped at 16 levels.
+    fn push(&mut self, cell: &Cell) -> Result<(), String> {
+        match (&mut *self, cell) {
+            (_, Cell::Null) => self.push_null(),
+            (Column::Bool(b), Cell::Bool(v)) => b.append_value(*v),
+            (Column::Int(b), Cell::Int(v)) => b.append_value(*v),
+            (Column::Long(b), Cell::Long(v)) => b.append_value(*v),
+            (Column::Double(b), Cell::Double(v)) => b.append_value(*v),
+            (Column::String(b), Cell::String(v)) => b.append_value(v),
+            (Column::Date(b), Cell::Date(v)) => b.append_value(*v),
+            (Column::Time(b), Cell::Time(v)) => b.append_value(*v),
+            (Column::Timestamp(b, _), Cell::Timestamptz(v)) => b.append_value(*v),
+            (Column::Decimal(b, ..), Cell::Decimal { unscaled, .. }) => b.append_value(*unscaled),
+            (Column::Uuid(b), Cell::Uuid(v)) => b.append_value(v).map_err(|e| e.to_string())?,
+            (Column::Binary(b), Cell::Binary(v)) => b.append_value(v),
+            (
+                Column::Struct {
+                    children, nulls, ..
+                },
+                Cell::Struct(cells),
+            ) => {
+                for (index, child) in children.iter_mut().enumerate() {
+                    child.push(cells.get(index).unwrap_or(&Cell::Null))?;
+                }
+                nulls.append_non_null();
+            }
+            (
+                Column::List {
+                    offsets,
                     values,
-                    nulls(cells),
-                )
-                .map_err(|e| e.to_string())?,
-            )
-        }
-        DataType::Map(entries, ordered) => {
-            let DataType::Struct(kv) = entries.data_type() else {
-                return Err(format!("map entries of type {}", entries.data_type()));
-            };
-            let mut offsets = vec![0i32];
-            let mut keys: Vec<&str> = Vec::new();
-            let mut values: Vec<&Cell> = Vec::new();
-            for cell in cells {
-                match cell {
-                    Cell::Null => {}
-                    Cell::Map(members) => {
-                        for (key, value) in members {
-                            keys.push(key);
-                            values.push(value);
-                        }
-                    }
-                    other => return Err(mismatch(data_type, other)),
+                    nulls,
+                    ..
+                },
+                Cell::List(items),
+            ) => {
+                for item in items {
+                    values.push(item)?;
                 }
-                offsets.push(i32::try_from(keys.len()).map_err(|e| e.to_string())?);
+                let last = offsets.last().copied().unwrap_or(0);
+                offsets.push(last + offset(items.len())?);
+                nulls.append_non_null();
             }
-            let (Some(key_field), Some(value_field)) = (kv.first(), kv.get(1)) else {
-                return Err("map entries without key and value".to_string());
-            };
-            if key_field.data_type() != &DataType::Utf8 {
-                return Err(format!("map keys of type {}", key_field.data_type()));
+            (
+                Column::Map {
+                    offsets,
+                    keys,
+                    values,
+                    nulls,
+                    ..
+                },
+                Cell::Map(members),
+            ) => {
+                for (key, value) in members {
+                    keys.append_value(key);
+                    values.push(value)?;
+                }
+                let last = offsets.last().copied().unwrap_or(0);
+                offsets.push(last + offset(members.len())?);
+                nulls.append_non_null();
             }
-            let key_array: ArrayRef = Arc::new(StringArray::from(keys));
-            let value_array = array(value_field.data_type(), &values)?;
-            let entries_array =
-                StructArray::try_new(kv.clone(), vec![key_array, value_array], None)
-                    .map_err(|e| e.to_string())?;
-            Arc::new(
-                MapArray::try_new(
-                    Arc::clone(entries),
-                    arrow_buffer::OffsetBuffer::new(offsets.into()),
-                    entries_array,
-                    nulls(cells),
-                    *ordered,
+            (column, cell) => return Err(mismatch(column, cell)),
+        }
+        Ok(())
+    }
+
+    // The recursion follows the table's nesting, which the mapper has capped at 16 levels.
+    fn finish(self) -> Result<ArrayRef, String> {
+        Ok(match self {
+            Column::Bool(mut b) => Arc::new(b.finish()),
+            Column::Int(mut b) => Arc::new(b.finish()),
+            Column::Long(mut b) => Arc::new(b.finish()),
+            Column::Double(mut b) => Arc::new(b.finish()),
+            Column::String(mut b) => Arc::new(b.finish()),
+            Column::Date(mut b) => Arc::new(b.finish()),
+            Column::Time(mut b) => Arc::new(b.finish()),
+            Column::Timestamp(mut b, zone) => Arc::new(b.finish().with_timezone_opt(zone)),
+            Column::Decimal(mut b, precision, scale) => Arc::new(
+                b.finish()
+                    .with_precision_and_scale(precision, scale)
+                    .map_err(|e| e.to_string())?,
+            ),
+            Column::Uuid(mut b) => Arc::new(b.finish()),
+            Column::Binary(mut b) => Arc::new(b.finish()),
+            Column::Struct {
+                fields,
+                children,
+                mut nulls,
+            } => {
+                let children = children
+                    .into_iter()
+                    .map(Column::finish)
+                    .collect::<Result<Vec<_>, _>>()?;
+                Arc::new(
+                    StructArray::try_new(fields, children, nulls.finish())
+                        .map_err(|e| e.to_string())?,
+                )
+            }
+            Column::List {
+                element,
+                offsets,
+                values,
+                mut nulls,
+            } => Arc::new(
+                ListArray::try_new(
+                    element,
+                    OffsetBuffer::new(offsets.into()),
+                    values.finish()?,
+                    nulls.finish(),
                 )
                 .map_err(|e| e.to_string())?,
-            )
-        }
-        other if cells.iter().all(|c| matches!(c, Cell::Null)) => {
-            new_null_array(other, cells.len())
-        }
-        other => return Err(format!("no conversion to Arrow {other}")),
-    })
-}
-
-/// A struct column: each field from the same position of every struct cell; a null struct
-/// gives null children (hidden by the struct's own null).
-fn struct_array(fields: &Fields, cells: &[&Cell]) -> Result<StructArray, String> {
-    let mut children = Vec::with_capacity(fields.len());
-    for (index, field) in fields.iter().enumerate() {
-        let mut column = Vec::with_capacity(cells.len());
-        for cell in cells {
-            column.push(match cell {
-                Cell::Null => &Cell::Null,
-                Cell::Struct(values) => values.get(index).unwrap_or(&Cell::Null),
-                other => return Err(mismatch(&DataType::Struct(fields.clone()), other)),
-            });
-        }
-        children.push(
-            array(field.data_type(), &column).map_err(|e| format!("`{}`: {e}", field.name()))?,
-        );
+            ),
+            Column::Map {
+                entries,
+                entry_fields,
+                ordered,
+                offsets,
+                mut keys,
+                values,
+                mut nulls,
+            } => {
+                let key_array: ArrayRef = Arc::new(keys.finish());
+                let entries_array =
+                    StructArray::try_new(entry_fields, vec![key_array, values.finish()?], None)
+                        .map_err(|e| e.to_string())?;
+                Arc::new(
+                    MapArray::try_new(
+                        entries,
+                        OffsetBuffer::new(offsets.into()),
+                        entries_array,
+                        nulls.finish(),
+                        ordered,
+                    )
+                    .map_err(|e| e.to_string())?,
+                )
+            }
+            Column::OnlyNulls(data_type, count) => new_null_array(&data_type, count),
+        })
     }
-    StructArray::try_new(fields.clone(), children, nulls(cells)).map_err(|e| e.to_string())
 }

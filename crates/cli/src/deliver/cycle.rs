@@ -24,7 +24,7 @@ use parquet::file::properties::WriterProperties;
 use schema2iceberg_mapper::records::{timestamptz_micros, RecordChecker, Verdict};
 use serde::Serialize;
 
-use super::arrow::record_batch;
+use super::arrow::RowsBuilder;
 use super::dlq;
 use super::partition::HourSplitter;
 use super::progress::{
@@ -96,7 +96,10 @@ impl BatchChecker<'_> {
     pub(crate) fn check(&self, batch: Batch) -> CheckedBatch {
         let done = self.done.get(batch.input).copied().unwrap_or(0);
         let name = self.names.get(batch.input).map_or("-", String::as_str);
-        let mut cells = Vec::new();
+        // Rows are appended as records are checked, so each record's cells are freed at once;
+        // the builder is made at the first delivered record.
+        let mut rows: Option<RowsBuilder> = None;
+        let mut rows_error: Option<String> = None;
         let mut records = Vec::with_capacity(batch.records.len());
         let mut bytes = 0u64;
         for record in &batch.records {
@@ -106,7 +109,18 @@ impl BatchChecker<'_> {
             } else {
                 match self.checker.check_for_table(&record.bytes) {
                     Verdict::Delivered(delivered) => {
-                        cells.push(delivered.cells.unwrap_or_default());
+                        if rows_error.is_none() {
+                            let cells = delivered.cells.unwrap_or_default();
+                            let pushed = match &mut rows {
+                                Some(builder) => builder.push(&cells),
+                                None => RowsBuilder::new(&self.arrow_schema).and_then(|mut b| {
+                                    b.push(&cells)?;
+                                    rows = Some(b);
+                                    Ok(())
+                                }),
+                            };
+                            rows_error = pushed.err();
+                        }
                         Outcome::Delivered
                     }
                     failed @ Verdict::Dlq(_) => {
@@ -122,10 +136,9 @@ impl BatchChecker<'_> {
                 outcome,
             });
         }
-        let rows = if cells.is_empty() {
-            Ok(None)
-        } else {
-            record_batch(&self.arrow_schema, &cells).map(Some)
+        let rows = match rows_error {
+            Some(error) => Err(error),
+            None => rows.map(RowsBuilder::finish).transpose(),
         };
         CheckedBatch {
             input: batch.input,

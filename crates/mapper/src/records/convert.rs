@@ -18,18 +18,21 @@ pub(crate) struct Converted {
 
 /// Converts the record at the root of `doc` to the table's row.
 /// Without `keep_values`, every value is still converted (that is what finds the failures), but
-/// text and byte values are not copied into the cells, which are then only placeholders.
+/// text values are not kept in the cells, which are then only placeholders. With it, the cells
+/// take their text (strings and map keys) out of `doc` instead of copying it: the document is
+/// not needed after its conversion, and the copies were a measurable part of `deliver`.
 pub(crate) fn convert_record(
     plan: &StructPlan,
-    doc: &JsonDoc,
+    doc: &mut JsonDoc,
     keep_values: bool,
 ) -> Result<Converted, Failure> {
+    let root = doc.root();
     let mut converter = Converter {
         doc,
         dropped: Vec::new(),
         keep_values,
     };
-    let cells = converter.struct_cells(plan, doc.root())?;
+    let cells = converter.struct_cells(plan, root)?;
     Ok(Converted {
         cells,
         dropped: converter.dropped,
@@ -37,7 +40,10 @@ pub(crate) fn convert_record(
 }
 
 struct Converter<'d> {
-    doc: &'d JsonDoc,
+    /// Text is taken out of a value once it is converted, and out of a map key once its value
+    /// is: so the pointers of later failures, which only pass through members not yet
+    /// converted, keep their keys.
+    doc: &'d mut JsonDoc,
     dropped: Vec<String>,
     keep_values: bool,
 }
@@ -62,17 +68,20 @@ impl Converter<'_> {
                 format!("{} where the table has a struct", self.doc.value(at).kind()),
             ));
         };
+        let count = members.len();
         let mut cells = vec![Cell::Null; plan.fields.len()];
-        for member in members {
-            let slot = plan
-                .by_name
-                .get(&member.key)
-                .and_then(|i| Some((plan.fields.get(*i)?, cells.get_mut(*i)?)));
+        for index in 0..count {
+            let Some((column, value)) =
+                self.member(at, index, |key| plan.by_name.get(key).copied())
+            else {
+                continue;
+            };
+            let slot = column.and_then(|i| Some((plan.fields.get(i)?, cells.get_mut(i)?)));
             match slot {
                 Some((field, cell)) => {
-                    *cell = self.cell(&field.plan, field.required, member.value)?;
+                    *cell = self.cell(&field.plan, field.required, value)?;
                 }
-                None => self.dropped.push(self.doc.pointer(member.value)),
+                None => self.dropped.push(self.doc.pointer(value)),
             }
         }
         for (field, cell) in plan.fields.iter().zip(&cells) {
@@ -115,9 +124,16 @@ impl Converter<'_> {
                 let JsonValue::Array(items) = value else {
                     return Err(self.mismatch(value, "list", at));
                 };
-                let mut cells = Vec::with_capacity(items.len());
-                for item in items {
-                    cells.push(self.cell(element, *required, *item)?);
+                let count = items.len();
+                let mut cells = Vec::with_capacity(count);
+                for index in 0..count {
+                    let item = match self.doc.value(at) {
+                        JsonValue::Array(items) => items.get(index).copied(),
+                        _ => None,
+                    };
+                    if let Some(item) = item {
+                        cells.push(self.cell(element, *required, item)?);
+                    }
                 }
                 Ok(Cell::List(cells))
             }
@@ -128,11 +144,15 @@ impl Converter<'_> {
                 let JsonValue::Object(members) = value else {
                     return Err(self.mismatch(value, "map", at));
                 };
-                let mut entries = Vec::with_capacity(members.len());
-                for member in members {
-                    let cell = self.cell(value_plan, *required, member.value)?;
+                let count = members.len();
+                let mut entries = Vec::with_capacity(count);
+                for index in 0..count {
+                    let Some(((), member_value)) = self.member(at, index, |_| ()) else {
+                        continue;
+                    };
+                    let cell = self.cell(value_plan, *required, member_value)?;
                     let key = if self.keep_values {
-                        member.key.clone()
+                        self.doc.take_key(at, index).unwrap_or_default()
                     } else {
                         String::new()
                     };
@@ -140,11 +160,25 @@ impl Converter<'_> {
                 }
                 Ok(Cell::Map(entries))
             }
-            primitive => self.primitive(primitive, value, at),
+            primitive => self.primitive(primitive, at),
         }
     }
 
-    fn primitive(&self, plan: &Plan, value: &JsonValue, at: JsonId) -> Result<Cell, Failure> {
+    /// What `look` makes of member `index`'s key of the object at `at`, and the member's value.
+    fn member<T>(
+        &self,
+        at: JsonId,
+        index: usize,
+        look: impl FnOnce(&str) -> T,
+    ) -> Option<(T, JsonId)> {
+        match self.doc.value(at) {
+            JsonValue::Object(members) => members.get(index).map(|m| (look(&m.key), m.value)),
+            _ => None,
+        }
+    }
+
+    fn primitive(&mut self, plan: &Plan, at: JsonId) -> Result<Cell, Failure> {
+        let value = self.doc.value(at);
         let invalid = |what: &str| {
             self.fail(
                 Reason::InvalidValue,
@@ -198,12 +232,16 @@ impl Converter<'_> {
                     )),
                 }
             }
-            (Plan::String { .. }, JsonValue::String(s)) => {
-                Ok(Cell::String(self.text(|| s.clone())))
-            }
-            (Plan::String { any_json: true }, _) => {
-                Ok(Cell::String(self.text(|| self.doc.compact(at))))
-            }
+            (Plan::String { .. }, JsonValue::String(_)) => Ok(Cell::String(if self.keep_values {
+                self.doc.take_string(at).unwrap_or_default()
+            } else {
+                String::new()
+            })),
+            (Plan::String { any_json: true }, _) => Ok(Cell::String(if self.keep_values {
+                self.doc.compact(at)
+            } else {
+                String::new()
+            })),
             (Plan::Date, JsonValue::String(s)) => values::date_days(s)
                 .map(Cell::Date)
                 .ok_or_else(|| invalid("date (YYYY-MM-DD)")),
@@ -222,15 +260,6 @@ impl Converter<'_> {
                 .map(Cell::Binary)
                 .ok_or_else(|| invalid("base64 string (standard alphabet, padding optional)")),
             (plan, value) => Err(self.mismatch(value, column_kind(plan), at)),
-        }
-    }
-
-    /// A text value, copied only when the cells are kept.
-    fn text(&self, value: impl FnOnce() -> String) -> String {
-        if self.keep_values {
-            value()
-        } else {
-            String::new()
         }
     }
 

@@ -246,7 +246,7 @@ impl RecordChecker {
 
     fn steps(&self, bytes: &[u8], want_cells: bool, want_row: bool) -> Result<Delivered, Failure> {
         let text = framing::unframe(bytes, self.options.format, self.options.schema_version_id)?;
-        let doc = schema2iceberg_parser::json::read(&text).map_err(|error| Failure {
+        let mut doc = schema2iceberg_parser::json::read(&text).map_err(|error| Failure {
             reason: Reason::MalformedJson,
             pointer: String::new(),
             message: format!("{} (byte {})", error.message, error.offset + 1),
@@ -268,7 +268,7 @@ impl RecordChecker {
         })?;
         self.check_partition(&doc)?;
         self.validator.check(&value, &doc)?;
-        let converted = convert::convert_record(&self.plan, &doc, want_cells)?;
+        let converted = convert::convert_record(&self.plan, &mut doc, want_cells)?;
         let row = want_row.then(|| row::row_json(&self.plan, &converted.cells));
         Ok(Delivered {
             row,
