@@ -241,6 +241,18 @@ mod tests {
 
     use super::{entry, with_rule_14_section, Role, KEYWORDS};
 
+    /// Every keyword the mapper knows is one whose name the parser's keyword tables share.
+    #[test]
+    fn the_parser_shares_every_known_keyword_name() {
+        for e in KEYWORDS {
+            assert!(
+                schema2iceberg_parser::KEYWORD_NAMES.contains(&e.name),
+                "`{}` is missing from the parser's KEYWORD_NAMES",
+                e.name
+            );
+        }
+    }
+
     /// What the parser makes of a one-key schema `{"<name>": <value>}`, with the key's name
     /// left out: the root's typed keywords, its problems, the schema nodes and the document's
     /// diagnostics.

@@ -194,8 +194,8 @@ pub(crate) fn sources(
             SchemaKind::Object(keywords) => keywords
                 .keys
                 .iter()
-                .filter(|(name, _)| root_constraints.contains_key(name))
-                .map(|(name, at)| (name.clone(), ws.keyword_location(root, *at)))
+                .filter(|(name, _)| root_constraints.contains_key(name.as_ref()))
+                .map(|(name, at)| (name.to_string(), ws.keyword_location(root, *at)))
                 .collect(),
             _ => BTreeMap::new(),
         },

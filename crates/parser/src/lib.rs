@@ -74,8 +74,8 @@ pub use draft::Draft;
 pub use file::JsonFile;
 pub use number::Number;
 pub use schema::{
-    DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId, SchemaKind,
-    Site, TypeName,
+    keyword_name, DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema,
+    SchemaId, SchemaKind, Site, TypeName, KEYWORD_NAMES,
 };
 pub use span::{LineIndex, Span};
 pub use url::Url;

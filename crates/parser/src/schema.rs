@@ -1,5 +1,7 @@
 //! The typed model of one schema node: the keywords the compiler reads, with where each is written.
 
+use std::borrow::Cow;
+
 use crate::json::JsonId;
 use crate::number::Number;
 use crate::span::Span;
@@ -168,8 +170,9 @@ pub enum Items {
 /// name in [`Keywords::keys`].
 #[derive(Debug, Clone, Default)]
 pub struct Keywords {
-    /// Every key of the object, in order, with its value.
-    pub keys: Vec<(String, JsonId)>,
+    /// Every key of the object, in order, with its value. A JSON-Schema keyword's name is
+    /// borrowed from [`KEYWORD_NAMES`], so only other keys cost an allocation.
+    pub keys: Vec<(Cow<'static, str>, JsonId)>,
     /// `$ref`
     pub reference: Option<Keyword<Reference>>,
     /// `type`, as a list even where a single name was written.
@@ -214,9 +217,91 @@ pub struct Keywords {
     pub description: Option<Keyword<String>>,
 }
 
+/// The keywords of drafts 04, 06 and 07 (and `$defs`, `encoding`), sorted: the names that
+/// [`Keywords::keys`] shares instead of copying. Schemas consist mostly of these names, and
+/// copying them was the largest part of the keyword tables' memory on big schemas.
+pub const KEYWORD_NAMES: &[&str] = &[
+    "$comment",
+    "$defs",
+    "$id",
+    "$ref",
+    "$schema",
+    "additionalItems",
+    "additionalProperties",
+    "allOf",
+    "anyOf",
+    "const",
+    "contains",
+    "contentEncoding",
+    "contentMediaType",
+    "default",
+    "definitions",
+    "dependencies",
+    "description",
+    "else",
+    "encoding",
+    "enum",
+    "examples",
+    "exclusiveMaximum",
+    "exclusiveMinimum",
+    "format",
+    "id",
+    "if",
+    "items",
+    "maxItems",
+    "maxLength",
+    "maxProperties",
+    "maximum",
+    "minItems",
+    "minLength",
+    "minProperties",
+    "minimum",
+    "multipleOf",
+    "not",
+    "oneOf",
+    "pattern",
+    "patternProperties",
+    "properties",
+    "propertyNames",
+    "readOnly",
+    "required",
+    "then",
+    "title",
+    "type",
+    "uniqueItems",
+    "writeOnly",
+];
+
+/// `key` as it is kept in [`Keywords::keys`]: borrowed when it is one of [`KEYWORD_NAMES`].
+pub fn keyword_name(key: &str) -> Cow<'static, str> {
+    match KEYWORD_NAMES.binary_search(&key) {
+        Ok(index) => KEYWORD_NAMES
+            .get(index)
+            .map_or_else(|| Cow::Owned(key.to_string()), |name| Cow::Borrowed(*name)),
+        Err(_) => Cow::Owned(key.to_string()),
+    }
+}
+
 impl Keywords {
     /// The JSON value of the key `name`, if the object has it.
     pub fn key(&self, name: &str) -> Option<JsonId> {
         self.keys.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::{keyword_name, KEYWORD_NAMES};
+
+    #[test]
+    fn keyword_names_are_sorted_and_shared() {
+        assert!(KEYWORD_NAMES.windows(2).all(|w| w[0] < w[1]));
+        for name in KEYWORD_NAMES {
+            assert!(matches!(keyword_name(name), Cow::Borrowed(n) if n == *name));
+        }
+        assert!(matches!(keyword_name("x-vendor"), Cow::Owned(n) if n == "x-vendor"));
+        assert!(matches!(keyword_name("Type"), Cow::Owned(_)));
     }
 }

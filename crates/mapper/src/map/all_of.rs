@@ -98,7 +98,7 @@ impl Mapper<'_> {
             for (name, at) in &k.keys {
                 if keywords::role(name).validates() {
                     let text = json.compact(*at);
-                    out.entry(name.clone())
+                    out.entry(name.to_string())
                         .and_modify(|v| {
                             v.push_str(" & ");
                             v.push_str(&text);

@@ -155,7 +155,7 @@ impl Mapper<'_> {
         let siblings: Vec<&str> = k
             .keys
             .iter()
-            .map(|(name, _)| name.as_str())
+            .map(|(name, _)| name.as_ref())
             .filter(|name| changes_column(name))
             .collect();
         let doc = k.description.is_some();

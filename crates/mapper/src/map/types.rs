@@ -190,7 +190,7 @@ impl Mapper<'_> {
                 self.ws.keywords(*r).is_some_and(|k| {
                     k.keys
                         .iter()
-                        .all(|(n, _)| keeps_column(n.as_str(), k, declared))
+                        .all(|(n, _)| keeps_column(n.as_ref(), k, declared))
                 })
             })
     }
@@ -387,6 +387,6 @@ fn is_null_branch(ws: &Workspace, id: SchemaId) -> bool {
             .is_some_and(|t| t.value == [TypeName::Null])
             && k.keys
                 .iter()
-                .all(|(n, _)| matches!(n.as_str(), "type" | "description" | "title" | "$comment"))
+                .all(|(n, _)| matches!(n.as_ref(), "type" | "description" | "title" | "$comment"))
     })
 }

@@ -12,8 +12,8 @@ use crate::diagnostic::{Diagnostic, Location};
 use crate::draft::Draft;
 use crate::json::{JsonDoc, JsonId, JsonValue, Member};
 use crate::schema::{
-    DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema, SchemaId, SchemaKind,
-    TypeName,
+    keyword_name, DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema,
+    SchemaId, SchemaKind, TypeName,
 };
 use crate::suggest::suggest_type;
 
@@ -77,7 +77,10 @@ impl Workspace {
         problems: &mut Vec<Diagnostic>,
     ) -> Keywords {
         let mut k = Keywords {
-            keys: members.iter().map(|m| (m.key.clone(), m.value)).collect(),
+            keys: members
+                .iter()
+                .map(|m| (keyword_name(&m.key), m.value))
+                .collect(),
             ..Keywords::default()
         };
         for member in members {
