@@ -98,8 +98,7 @@ impl BatchChecker<'_> {
         let name = self.names.get(batch.input).map_or("-", String::as_str);
         // Rows are appended as records are checked, so each record's cells are freed at once;
         // the builder is made at the first delivered record.
-        let mut rows: Option<RowsBuilder> = None;
-        let mut rows_error: Option<String> = None;
+        let mut rows: Result<Option<RowsBuilder>, String> = Ok(None);
         let mut records = Vec::with_capacity(batch.records.len());
         let mut bytes = 0u64;
         for record in &batch.records {
@@ -109,18 +108,14 @@ impl BatchChecker<'_> {
             } else {
                 match self.checker.check_for_table(&record.bytes) {
                     Verdict::Delivered(delivered) => {
-                        if rows_error.is_none() {
-                            let cells = delivered.cells.unwrap_or_default();
-                            let pushed = match &mut rows {
-                                Some(builder) => builder.push(&cells),
-                                None => RowsBuilder::new(&self.arrow_schema).and_then(|mut b| {
-                                    b.push(&cells)?;
-                                    rows = Some(b);
-                                    Ok(())
-                                }),
+                        rows = rows.and_then(|rows| {
+                            let mut builder = match rows {
+                                Some(builder) => builder,
+                                None => RowsBuilder::new(&self.arrow_schema)?,
                             };
-                            rows_error = pushed.err();
-                        }
+                            builder.push(&delivered.cells.unwrap_or_default())?;
+                            Ok(Some(builder))
+                        });
                         Outcome::Delivered
                     }
                     failed @ Verdict::Dlq(_) => {
@@ -136,10 +131,7 @@ impl BatchChecker<'_> {
                 outcome,
             });
         }
-        let rows = match rows_error {
-            Some(error) => Err(error),
-            None => rows.map(RowsBuilder::finish).transpose(),
-        };
+        let rows = rows.and_then(|rows| rows.map(RowsBuilder::finish).transpose());
         CheckedBatch {
             input: batch.input,
             records,

@@ -2,7 +2,7 @@
 //! the row the channel writes, the fields it drops, or the value that does not fit
 //! (`out-of-range`) or does not convert (`invalid-value`).
 
-use schema2iceberg_parser::json::{JsonDoc, JsonId, JsonValue};
+use schema2iceberg_parser::json::{JsonDoc, JsonId, JsonValue, Member};
 
 use super::plan::{Plan, StructPlan};
 use super::row::Cell;
@@ -71,8 +71,9 @@ impl Converter<'_> {
         let count = members.len();
         let mut cells = vec![Cell::Null; plan.fields.len()];
         for index in 0..count {
-            let Some((column, value)) =
-                self.member(at, index, |key| plan.by_name.get(key).copied())
+            let Some((column, value)) = self
+                .member(at, index)
+                .map(|m| (plan.by_name.get(&m.key).copied(), m.value))
             else {
                 continue;
             };
@@ -147,7 +148,7 @@ impl Converter<'_> {
                 let count = members.len();
                 let mut entries = Vec::with_capacity(count);
                 for index in 0..count {
-                    let Some(((), member_value)) = self.member(at, index, |_| ()) else {
+                    let Some(member_value) = self.member(at, index).map(|m| m.value) else {
                         continue;
                     };
                     let cell = self.cell(value_plan, *required, member_value)?;
@@ -164,15 +165,11 @@ impl Converter<'_> {
         }
     }
 
-    /// What `look` makes of member `index`'s key of the object at `at`, and the member's value.
-    fn member<T>(
-        &self,
-        at: JsonId,
-        index: usize,
-        look: impl FnOnce(&str) -> T,
-    ) -> Option<(T, JsonId)> {
+    /// Member `index` of the object at `at`. Members are looked up by index, as the document
+    /// cannot stay borrowed while their values' text is taken out of it.
+    fn member(&self, at: JsonId, index: usize) -> Option<&Member> {
         match self.doc.value(at) {
-            JsonValue::Object(members) => members.get(index).map(|m| (look(&m.key), m.value)),
+            JsonValue::Object(members) => members.get(index),
             _ => None,
         }
     }
