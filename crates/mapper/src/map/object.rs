@@ -82,10 +82,10 @@ impl Mapper<'_> {
         }
         let mut columns = Vec::with_capacity(names.len());
         // Built at the first uppercase name only: most objects have none.
-        let mut renames: Option<HashMap<String, Vec<&str>>> = None;
+        let mut renames: Option<Renames> = None;
         let mut lowercase: HashMap<String, &str> =
             HashMap::with_capacity_and_hasher(names.len(), Default::default());
-        for (name, (parent, property), more) in names {
+        for (index, (name, (parent, property), more)) in names.iter().enumerate() {
             let column_field = join(field, name);
             let location = ws.property_site(*parent, property);
             if name.is_empty() {
@@ -98,7 +98,7 @@ impl Mapper<'_> {
                 continue;
             }
             self.check_name(
-                name,
+                index,
                 location,
                 &column_field,
                 names,
@@ -127,17 +127,20 @@ impl Mapper<'_> {
         Some(Ty::Struct(columns))
     }
 
-    /// The name checks of rule 21 for the column `name`, written at `location`: uppercase
-    /// letters, and a name that differs from an earlier sibling's only in case.
+    /// The name checks of rule 21 for the column `names[index]`, written at `location`:
+    /// uppercase letters, and a name that differs from an earlier sibling's only in case.
     fn check_name<'n>(
         &mut self,
-        name: &'n str,
+        index: usize,
         location: Site,
         column_field: &str,
         names: &[(&'n str, Definition<'_>, Vec<Definition<'_>>)],
-        renames: &mut Option<HashMap<String, Vec<&'n str>>>,
+        renames: &mut Option<Renames>,
         lowercase: &mut HashMap<String, &'n str>,
     ) {
+        let Some(&(name, _, _)) = names.get(index) else {
+            return;
+        };
         // The warning belongs to the written name, however often a cycle's expansion
         // walks it (the other reports would be dropped as repeats).
         if name.chars().any(char::is_uppercase) && self.reported_names.insert(location) {
@@ -147,10 +150,11 @@ impl Mapper<'_> {
                 format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
                 column_field,
             )
-            .help = Some(rename_help(
-                name,
-                renames.get_or_insert_with(|| lowercase_renames(names)),
-            ));
+            .help = Some(
+                renames
+                    .get_or_insert_with(|| Renames::new(names.iter().map(|n| n.0)))
+                    .help(index, |i| names.get(i).map_or("", |n| n.0)),
+            );
         }
         match lowercase.entry(name.to_lowercase()) {
             std::collections::hash_map::Entry::Occupied(other) => {
@@ -335,30 +339,61 @@ impl Mapper<'_> {
     }
 }
 
-/// Each name the siblings would have in snake_case, with the siblings that would have it.
-fn lowercase_renames<'n, T>(names: &[(&'n str, T, Vec<T>)]) -> HashMap<String, Vec<&'n str>> {
-    let mut renames: HashMap<String, Vec<&str>> =
-        HashMap::with_capacity_and_hasher(names.len(), Default::default());
-    for (name, _, _) in names {
-        renames.entry(snake_case(name)).or_default().push(name);
-    }
-    renames
+/// The snake_case form of each sibling's name, worked out once per object, so that each
+/// uppercase name's help can say whether its suggestion collides with a sibling.
+struct Renames {
+    /// `(suggestion, index of the name)`, sorted by suggestion: the names that would get one
+    /// suggestion sit next to each other, in the order they are written.
+    sorted: Vec<(String, usize)>,
+    /// For each name's index, where it sits in `sorted`.
+    position: Vec<usize>,
 }
 
-/// The help for an uppercase name: its snake_case form, unless a sibling already has that name
-/// or would get it too, since a suggestion must not lead to two columns with one name.
-fn rename_help(name: &str, renames: &HashMap<String, Vec<&str>>) -> String {
-    let suggestion = snake_case(name);
-    let others: Vec<&str> = renames
-        .get(&suggestion)
-        .map(|names| names.iter().copied().filter(|n| *n != name).collect())
-        .unwrap_or_default();
-    if others.contains(&suggestion.as_str()) {
-        format!("rename it in lowercase, but not to `{suggestion}`: a sibling already has that name, and the two columns would collide")
-    } else if let Some(other) = others.first() {
-        format!("rename it in lowercase, but `{name}` and `{other}` would both become `{suggestion}` and collide: give them different names")
-    } else {
-        format!("rename it to `{suggestion}`")
+impl Renames {
+    fn new<'n>(names: impl Iterator<Item = &'n str>) -> Renames {
+        let mut sorted: Vec<(String, usize)> = names
+            .enumerate()
+            .map(|(index, name)| (snake_case(name), index))
+            .collect();
+        sorted.sort_unstable();
+        let mut position = vec![0; sorted.len()];
+        for (at, (_, index)) in sorted.iter().enumerate() {
+            if let Some(slot) = position.get_mut(*index) {
+                *slot = at;
+            }
+        }
+        Renames { sorted, position }
+    }
+
+    /// The help for the uppercase name at `index`: its snake_case form, unless a sibling already
+    /// has that name or would get it too, since a suggestion must not lead to two columns with
+    /// one name.
+    fn help<'n>(&self, index: usize, name_at: impl Fn(usize) -> &'n str) -> String {
+        let name = name_at(index);
+        let at = self.position.get(index).copied().unwrap_or_default();
+        let Some((suggestion, _)) = self.sorted.get(at) else {
+            return String::new();
+        };
+        let suggestion = suggestion.as_str();
+        let same = |entry: &&(String, usize)| entry.0 == suggestion;
+        let before = self.sorted.get(..at).unwrap_or_default();
+        let first = at - before.iter().rev().take_while(same).count();
+        let others: Vec<&str> = self
+            .sorted
+            .get(first..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(same)
+            .map(|(_, i)| name_at(*i))
+            .filter(|n| *n != name)
+            .collect();
+        if others.contains(&suggestion) {
+            format!("rename it in lowercase, but not to `{suggestion}`: a sibling already has that name, and the two columns would collide")
+        } else if let Some(other) = others.first() {
+            format!("rename it in lowercase, but `{name}` and `{other}` would both become `{suggestion}` and collide: give them different names")
+        } else {
+            format!("rename it to `{suggestion}`")
+        }
     }
 }
 
