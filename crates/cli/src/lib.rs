@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use schema2iceberg_mapper::diff::FailOn;
 use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, Workspace};
@@ -21,6 +21,7 @@ pub mod diff;
 pub mod docs;
 mod records;
 mod render;
+mod shell;
 mod source;
 
 /// Exit code: the schema compiled (warnings allowed).
@@ -75,6 +76,12 @@ enum Command {
     /// records into it, cycle by cycle, with failures in a dead-letter folder.
     #[command(after_help = deliver::HELP)]
     Deliver(deliver::DeliverArgs),
+    /// Print the shell completion script for bash, zsh, fish, powershell or elvish.
+    #[command(after_help = shell::COMPLETIONS_HELP)]
+    Completions(shell::CompletionsArgs),
+    /// Print the man page, or write one page per command into a folder.
+    #[command(after_help = shell::MAN_HELP)]
+    Man(shell::ManArgs),
 }
 
 const BUNDLE_HELP: &str = "\
@@ -349,6 +356,8 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Command::Bundle(args) => run_bundle(args),
         Command::Records(args) => records::run_records(args),
         Command::Deliver(args) => deliver::run_deliver(args),
+        Command::Completions(args) => shell::run_completions(args, Cli::command()),
+        Command::Man(args) => shell::run_man(args, Cli::command()),
     }
 }
 
