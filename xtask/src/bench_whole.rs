@@ -529,6 +529,7 @@ mod tests {
             partition: Vec::new(),
             draft: None,
             ref_root: None,
+            table: Default::default(),
         };
         for (uppercase, n) in [(false, 7), (true, 5)] {
             let out = compile_bytes(

@@ -141,6 +141,9 @@ fn main() -> ExitCode {
             ) & write(
                 "docs/report.schema.json",
                 &schema2iceberg::check::output::report_schema(),
+            ) & write(
+                "docs/outputs.md",
+                &schema2iceberg::docs::outputs_markdown(&repository_root()),
             ) & write_mapping_sections()
                 & write_records_reasons()
         }

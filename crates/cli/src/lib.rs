@@ -231,10 +231,16 @@ then the partition spec, then each diagnostic with its file:line:col and the sou
 The json format prints one object:
   {\"format-version\": 2, \"schema\": …, \"partition-spec\": …, \"diagnostics\": [...]}
 where schema and partition-spec are Iceberg table-metadata JSON (null when there are errors).
+The table-metadata format prints the whole Iceberg v2 table metadata the channel would create
+(schema, hour partition spec, unsorted sort order, Parquet properties with the codec of
+--compression); diagnostics go to standard error, and location and table-uuid are placeholders
+unless --location and --table-uuid give them. `diff` takes it as OLD.
 
 Examples:
   schema2iceberg compile testdata/examples/event.json --partition event_time
   schema2iceberg compile schema.json --format json | jq '.diagnostics[] | .code'
+  schema2iceberg compile schema.json --partition event_time --format table-metadata \\
+    --compression SNAPPY > metadata.json
   schema2iceberg compile - --draft 04 < snowplow-event.json
 
 Exit codes: 0 compiled (warnings allowed), 1 the schema has errors, 2 usage or I/O error.
@@ -247,6 +253,9 @@ pub enum Format {
     Text,
     /// One JSON object with Iceberg's own schema and partition-spec JSON.
     Json,
+    /// The whole Iceberg v2 table metadata the channel would create (diagnostics go to
+    /// standard error).
+    TableMetadata,
 }
 
 /// When to color text output.
@@ -276,6 +285,29 @@ struct CompileArgs {
     read: ReadArgs,
     #[command(flatten)]
     color: ColorArg,
+    // Last: its help heading applies to every flag after it.
+    #[command(flatten)]
+    table: TableArgs,
+}
+
+/// What `--format table-metadata` cannot know from the schema.
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Table metadata (--format table-metadata)")]
+struct TableArgs {
+    /// The table's location [default: a placeholder that says so; S3 Tables chooses the real
+    /// one when the channel creates the table]
+    #[arg(long, value_name = "URI")]
+    location: Option<String>,
+    /// The table's UUID [default: the nil UUID, a placeholder]
+    #[arg(long, value_name = "UUID", value_parser = parse_uuid)]
+    table_uuid: Option<uuid::Uuid>,
+    /// The channel's CompressionType, which sets the Parquet codec table property
+    #[arg(long, value_enum, value_name = "TYPE", default_value_t = deliver::Compression::Zstd)]
+    compression: deliver::Compression,
+}
+
+fn parse_uuid(text: &str) -> Result<uuid::Uuid, String> {
+    uuid::Uuid::parse_str(text).map_err(|e| format!("`{text}` is not a UUID: {e}"))
 }
 
 /// `--draft`: how a schema is read, whatever its `$schema` says.
@@ -324,6 +356,29 @@ pub struct CompileRequest {
     pub draft: Option<Draft>,
     /// The reference root override.
     pub ref_root: Option<PathBuf>,
+    /// What the table metadata takes from flags.
+    pub table: TableOptions,
+}
+
+/// What `--format table-metadata` takes from flags; the defaults are placeholders.
+#[derive(Debug, Clone)]
+pub struct TableOptions {
+    /// `--location`.
+    pub location: Option<String>,
+    /// `--table-uuid`.
+    pub uuid: Option<uuid::Uuid>,
+    /// `--compression`.
+    pub compression: deliver::Compression,
+}
+
+impl Default for TableOptions {
+    fn default() -> TableOptions {
+        TableOptions {
+            location: None,
+            uuid: None,
+            compression: deliver::Compression::Zstd,
+        }
+    }
 }
 
 /// The result of one compile, rendered.
@@ -331,6 +386,9 @@ pub struct CompileRequest {
 pub struct Outcome {
     /// What goes to standard output.
     pub stdout: String,
+    /// What goes to standard error: the diagnostics, when standard output carries a machine
+    /// format other than `json`.
+    pub stderr: String,
     /// The process exit code.
     pub exit: u8,
 }
@@ -499,13 +557,31 @@ fn run_compile(args: CompileArgs) -> ExitCode {
         partition: args.partition,
         draft: args.read.draft.draft,
         ref_root: args.read.ref_root,
+        table: TableOptions {
+            location: args.table.location,
+            uuid: args.table.table_uuid,
+            compression: args.table.compression,
+        },
     };
-    let color = color_enabled(args.color.color);
+    // The diagnostics of table-metadata go to standard error, and its standard output is
+    // usually a file.
+    let color = match args.format {
+        Format::TableMetadata => stderr_color_enabled(args.color.color),
+        Format::Text | Format::Json => color_enabled(args.color.color),
+    };
     let compiled = compile_request(&request, bytes);
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut exit_code = compile_exit(&compiled.compiled);
     let written =
-        write_compiled(&compiled, args.format, color, &mut stdout).and_then(|()| stdout.flush());
-    let exit = stdout_written(written, compile_exit(&compiled.compiled));
+        write_compiled(&compiled, &request, args.format, color, &mut stdout).and_then(|written| {
+            stdout.flush()?;
+            if written.failed {
+                exit_code = EXIT_SCHEMA_ERRORS;
+            }
+            let mut err = anstream::stderr();
+            err.write_all(written.stderr.as_bytes())
+        });
+    let exit = stdout_written(written, exit_code);
     // The process ends next, and the operating system takes its memory back at once: freeing
     // the workspace and the table one allocation at a time (hundreds of thousands on a large
     // schema) was a tenth of the run, spent on nothing the user sees.
@@ -523,14 +599,24 @@ pub fn compile_bytes(
 ) -> Outcome {
     let compiled = compile_request(request, bytes);
     let mut out = Vec::new();
-    let stdout = match write_compiled(&compiled, format, color, &mut out) {
-        Ok(()) => String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    let mut exit = compile_exit(&compiled.compiled);
+    let (stdout, stderr) = match write_compiled(&compiled, request, format, color, &mut out) {
+        Ok(written) => {
+            if written.failed {
+                exit = EXIT_SCHEMA_ERRORS;
+            }
+            (
+                String::from_utf8(out)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+                written.stderr,
+            )
+        }
+        Err(e) => (String::new(), format!("error: {e}\n")),
     };
     Outcome {
         stdout,
-        exit: compile_exit(&compiled.compiled),
+        stderr,
+        exit,
     }
 }
 
@@ -561,22 +647,97 @@ fn compile_request(request: &CompileRequest, bytes: Vec<u8>) -> CompiledRequest 
     CompiledRequest { ws, compiled }
 }
 
-/// Writes the result in `format`: the JSON report is serialized straight into `out`, without
-/// a `serde_json::Value` or a `String` of it (6.7 MB for Mozilla's largest schema) first.
+/// What writing a result left besides standard output.
+struct Written {
+    /// What goes to standard error.
+    stderr: String,
+    /// The schema compiled, but the table could not be written in the format: exit 1.
+    failed: bool,
+}
+
+/// Writes the result in `format` into `out`. The JSON report is serialized straight into
+/// `out`, without a `serde_json::Value` or a `String` of it (6.7 MB for Mozilla's largest
+/// schema) first.
 fn write_compiled<W: Write>(
-    request: &CompiledRequest,
+    compiled: &CompiledRequest,
+    request: &CompileRequest,
     format: Format,
     color: bool,
     out: &mut W,
-) -> std::io::Result<()> {
-    let CompiledRequest { ws, compiled } = request;
+) -> std::io::Result<Written> {
+    let CompiledRequest { ws, compiled } = compiled;
+    let nothing_else = Written {
+        stderr: String::new(),
+        failed: false,
+    };
     match format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &report::Report(compiled))?;
-            out.write_all(b"\n")
+            out.write_all(b"\n")?;
+            Ok(nothing_else)
         }
-        Format::Text => out.write_all(render::text(ws, compiled, color).as_bytes()),
+        Format::Text => {
+            out.write_all(render::text(ws, compiled, color).as_bytes())?;
+            Ok(nothing_else)
+        }
+        Format::TableMetadata => {
+            let mut stderr = render::diagnostics_and_summary(ws, compiled, color)
+                .trim_start_matches('\n')
+                .to_string();
+            let mut failed = false;
+            if let (Some(schema), Some(spec)) = (&compiled.schema, &compiled.partition_spec) {
+                match table_metadata_json(schema, spec, &request.table) {
+                    Ok(json) => {
+                        serde_json::to_writer_pretty(&mut *out, &json)?;
+                        out.write_all(b"\n")?;
+                        stderr.push_str(&placeholders_note(&request.table));
+                    }
+                    Err(message) => {
+                        stderr.push_str(&format!("error: {message}\n"));
+                        failed = true;
+                    }
+                }
+            }
+            Ok(Written { stderr, failed })
+        }
     }
+}
+
+/// The table metadata of a compiled table, as JSON that is the same on every run.
+fn table_metadata_json(
+    schema: &iceberg::spec::Schema,
+    spec: &iceberg::spec::PartitionSpec,
+    table: &TableOptions,
+) -> Result<serde_json::Value, String> {
+    use schema2iceberg_mapper::table_metadata as tm;
+
+    let settings = tm::TableSettings {
+        location: table
+            .location
+            .clone()
+            .unwrap_or_else(|| tm::PLACEHOLDER_LOCATION.to_string()),
+        uuid: table.uuid.unwrap_or_else(uuid::Uuid::nil),
+        properties: tm::channel_properties(table.compression.property()),
+    };
+    tm::table_metadata(schema, spec, &settings)
+        .and_then(|metadata| tm::table_metadata_json(&metadata))
+}
+
+/// Says which values of the table metadata are placeholders, so that nobody takes them for
+/// the real table's.
+fn placeholders_note(table: &TableOptions) -> String {
+    let mut placeholders = Vec::new();
+    if table.location.is_none() {
+        placeholders.push("`location` (give --location)");
+    }
+    if table.uuid.is_none() {
+        placeholders.push("`table-uuid` (give --table-uuid)");
+    }
+    placeholders.push("`last-updated-ms` (0; the channel's table gets the time it is created)");
+    format!(
+        "note: placeholders in the table metadata: {}\n",
+        placeholders.join(", ")
+    )
 }
 
 fn compile_exit(compiled: &Compiled) -> u8 {

@@ -22,6 +22,14 @@ pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
         }
         None => out.push_str("no table: the schema has errors\n"),
     }
+    out.push_str(&diagnostics_and_summary(ws, compiled, color));
+    out
+}
+
+/// The diagnostics, then the closing summary line: the whole text output but for the table,
+/// and what goes to standard error when standard output carries a machine format.
+pub fn diagnostics_and_summary(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
+    let mut out = String::new();
     let source = |file: &str| {
         ws.documents()
             .iter()

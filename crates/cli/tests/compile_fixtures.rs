@@ -32,6 +32,7 @@ fn check(path: &Path) -> String {
         partition: Vec::new(),
         draft: None,
         ref_root: Some(workspace_root().join("testdata/compile")),
+        table: Default::default(),
     };
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {

@@ -32,6 +32,7 @@ fn check(name: &str, bytes: Vec<u8>) -> String {
         partition: Vec::new(),
         draft: None,
         ref_root: Some(dir),
+        table: Default::default(),
     };
     let out = compile_bytes(&request, bytes, Format::Json, false);
     let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON output");

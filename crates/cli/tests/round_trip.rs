@@ -1,11 +1,17 @@
-//! The JSON output is Iceberg's own: it parses back into `iceberg::spec` types equal to the
-//! compiled ones, for every fixture and example that compiles.
+//! The JSON and table-metadata outputs are Iceberg's own: they parse back into `iceberg::spec`
+//! types equal to the compiled ones, for every fixture and example that compiles.
 
-#![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::Path;
+use std::process::Command;
 
-use iceberg::spec::{PartitionSpec, Schema};
+use iceberg::spec::{FormatVersion, PartitionSpec, Schema, TableMetadata};
 use schema2iceberg::{compile_bytes, CompileRequest, Format};
 
 fn check(path: &Path) -> bool {
@@ -26,6 +32,7 @@ fn check(path: &Path) -> bool {
         partition: partition.into_iter().collect(),
         draft: None,
         ref_root: None,
+        table: Default::default(),
     };
     let out = compile_bytes(&request, bytes, Format::Json, false);
     if out.exit != 0 {
@@ -52,7 +59,67 @@ fn check(path: &Path) -> bool {
         .bind(schema.clone())
         .expect("spec binds to schema");
     assert_eq!(bound.fields(), spec.fields());
+    check_table_metadata(&request, path, &schema, &spec);
     true
+}
+
+/// `--format table-metadata` holds the same schema, field ids included (the builder assigns
+/// ids afresh, as a catalog does), and the same partition spec.
+fn check_table_metadata(
+    request: &CompileRequest,
+    path: &Path,
+    schema: &Schema,
+    spec: &PartitionSpec,
+) {
+    let bytes = std::fs::read(path).unwrap();
+    let out = compile_bytes(request, bytes, Format::TableMetadata, false);
+    assert_eq!(out.exit, 0, "{}", path.display());
+    let metadata: TableMetadata = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("{}: table metadata parses: {e}", path.display()));
+    assert_eq!(metadata.format_version(), FormatVersion::V2);
+    assert_eq!(
+        metadata.current_schema().as_ref(),
+        schema,
+        "{}",
+        path.display()
+    );
+    assert_eq!(metadata.default_partition_spec().fields(), spec.fields());
+    assert!(metadata.default_sort_order().is_unsorted());
+    assert_eq!(
+        metadata
+            .properties()
+            .get("write.format.default")
+            .map(String::as_str),
+        Some("parquet")
+    );
+    diff_finds_no_change(request, path, &out.stdout);
+}
+
+/// `diff` takes the table metadata as OLD, and finds no change against the schema it came from.
+fn diff_finds_no_change(request: &CompileRequest, path: &Path, metadata: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("table-metadata.json");
+    std::fs::write(&old, metadata).unwrap();
+    let path = path.canonicalize().unwrap();
+    let mut diff = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"));
+    diff.arg("diff").arg(&old).arg(&path);
+    // As the compile above read it: file references from the schema's own folder, which is
+    // where `diff` looks from when it runs there.
+    diff.current_dir(path.parent().unwrap());
+    for field in &request.partition {
+        diff.args(["--partition", field]);
+    }
+    let out = diff.args(["--format", "json"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}: {stdout}", path.display());
+    let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["files"][0]["old-kind"], "iceberg-table-metadata");
+    assert_eq!(
+        report["files"][0]["changes"].as_array().map(Vec::len),
+        Some(0),
+        "{}: {stdout}",
+        path.display()
+    );
 }
 
 #[test]

@@ -60,6 +60,7 @@ mod nullability;
 mod partition;
 pub mod records;
 pub mod report;
+pub mod table_metadata;
 
 use std::sync::Arc;
 

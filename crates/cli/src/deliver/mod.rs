@@ -26,6 +26,7 @@ use schema2iceberg_mapper::diff::Side;
 
 pub use progress::PROGRESS_PROPERTY;
 pub use table::{open_catalog, CATALOG_NAME, LOCK_FILE};
+pub use target::Compression;
 
 use crate::diff::{existing_table_against_schema, DiffFormat};
 use crate::records::input::{InputKind, Source};

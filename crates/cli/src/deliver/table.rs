@@ -14,6 +14,7 @@ use iceberg_catalog_sql::{
     SQL_CATALOG_PROP_WAREHOUSE,
 };
 use schema2iceberg_mapper::records::RecordChecker;
+use schema2iceberg_mapper::table_metadata;
 
 use super::target::Target;
 
@@ -23,9 +24,6 @@ pub const CATALOG_NAME: &str = "schema2iceberg";
 
 /// The lock file that one `deliver` run holds on a warehouse for its whole run.
 pub const LOCK_FILE: &str = "deliver.lock";
-
-/// The table property that names the Parquet codec.
-pub(crate) const CODEC_PROPERTY: &str = "write.parquet.compression-codec";
 
 /// Takes the warehouse's lock, or fails at once when another run holds it. Needed for exactly
 /// once: `Transaction::commit` reloads the table and re-applies the append on a conflict, and
@@ -91,16 +89,9 @@ pub(crate) enum Opened {
     Differs(Table),
 }
 
-/// The table properties the channel sets that `deliver` knows of: Parquet data files, with the
-/// codec of `CompressionType`. (AWS documents that the channel sets properties, but not which.)
+/// The table properties the channel sets, with the codec of the target's `CompressionType`.
 pub(crate) fn channel_properties(target: &Target) -> Vec<(String, String)> {
-    vec![
-        ("write.format.default".to_string(), "parquet".to_string()),
-        (
-            CODEC_PROPERTY.to_string(),
-            target.compression.property().to_string(),
-        ),
-    ]
+    table_metadata::channel_properties(target.compression.property())
 }
 
 /// Opens the table, or creates it as the channel would (namespace first).

@@ -8,14 +8,18 @@ use schema2iceberg_parser::Location;
 use super::dlq;
 use crate::records::{agreed, at};
 
-/// The Parquet codec, from `CompressionType`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Compression {
+/// The Parquet codec, from `CompressionType` (or `compile --compression`, spelt as the API
+/// spells it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Compression {
     /// `NONE` (Kinesis only).
+    #[value(name = "NONE", alias = "none")]
     None,
     /// `ZSTD`, MSK's documented default.
+    #[value(name = "ZSTD", alias = "zstd")]
     Zstd,
     /// `SNAPPY`.
+    #[value(name = "SNAPPY", alias = "snappy")]
     Snappy,
 }
 
@@ -30,7 +34,7 @@ impl Compression {
     }
 
     /// The value of the table property `write.parquet.compression-codec`, as Iceberg names it.
-    pub(crate) fn property(self) -> &'static str {
+    pub fn property(self) -> &'static str {
         match self {
             Compression::None => "uncompressed",
             Compression::Zstd => "zstd",
