@@ -10,6 +10,7 @@ use schema2iceberg_mapper::diff::FailOn;
 use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, Workspace};
 
+pub use handoff::{DialectArg, TableOptions};
 use source::{BasePath, SchemaSource};
 
 pub mod bundle;
@@ -19,6 +20,7 @@ pub mod corpus;
 pub mod deliver;
 pub mod diff;
 pub mod docs;
+mod handoff;
 mod records;
 mod render;
 mod shell;
@@ -231,16 +233,26 @@ then the partition spec, then each diagnostic with its file:line:col and the sou
 The json format prints one object:
   {\"format-version\": 2, \"schema\": …, \"partition-spec\": …, \"diagnostics\": [...]}
 where schema and partition-spec are Iceberg table-metadata JSON (null when there are errors).
-The table-metadata format prints the whole Iceberg v2 table metadata the channel would create
-(schema, hour partition spec, unsorted sort order, Parquet properties with the codec of
---compression); diagnostics go to standard error, and location and table-uuid are placeholders
-unless --location and --table-uuid give them. `diff` takes it as OLD.
+The formats that hand the table on print one document on standard output, and the
+diagnostics, placeholders and warnings on standard error:
+  table-metadata  the whole Iceberg v2 table metadata the channel would create (schema, hour
+                  partition spec, unsorted sort order, Parquet properties with the codec);
+                  location and table-uuid are placeholders unless flags give them. `diff`
+                  takes it as OLD.
+  avro            the Avro record schema of a row (the Iceberg spec's mapping, with field ids)
+  arrow           the Arrow schema as the iceberg crate converts it, with field-id metadata
+  ddl             CREATE TABLE for --dialect athena, spark or trino; a warning says where the
+                  dialect cannot create the channel's table exactly, and an error where it
+                  cannot create a column at all
+--channel-config gives the partition, codec, namespace and table as the channel has them.
+docs/outputs.md shows every format.
 
 Examples:
   schema2iceberg compile testdata/examples/event.json --partition event_time
   schema2iceberg compile schema.json --format json | jq '.diagnostics[] | .code'
   schema2iceberg compile schema.json --partition event_time --format table-metadata \\
     --compression SNAPPY > metadata.json
+  schema2iceberg compile schema.json --channel-config channel.json --format ddl --dialect spark
   schema2iceberg compile - --draft 04 < snowplow-event.json
 
 Exit codes: 0 compiled (warnings allowed), 1 the schema has errors, 2 usage or I/O error.
@@ -254,8 +266,14 @@ pub enum Format {
     /// One JSON object with Iceberg's own schema and partition-spec JSON.
     Json,
     /// The whole Iceberg v2 table metadata the channel would create (diagnostics go to
-    /// standard error).
+    /// standard error, as for every format below).
     TableMetadata,
+    /// The Avro record schema of a row, by the Iceberg spec's Avro mapping, with field ids.
+    Avro,
+    /// The Arrow schema as the `iceberg` crate converts it, with field-id metadata, as JSON.
+    Arrow,
+    /// `CREATE TABLE` in the dialect of --dialect.
+    Ddl,
 }
 
 /// When to color text output.
@@ -290,20 +308,41 @@ struct CompileArgs {
     table: TableArgs,
 }
 
-/// What `--format table-metadata` cannot know from the schema.
+/// What the formats that hand the table on cannot know from the schema.
 #[derive(Debug, clap::Args)]
-#[command(next_help_heading = "Table metadata (--format table-metadata)")]
+#[command(next_help_heading = "Handing the table on (--format table-metadata, avro, arrow, ddl)")]
 struct TableArgs {
-    /// The table's location [default: a placeholder that says so; S3 Tables chooses the real
-    /// one when the channel creates the table]
+    /// The SQL dialect of --format ddl
+    #[arg(
+        long,
+        value_enum,
+        value_name = "DIALECT",
+        required_if_eq("format", "ddl")
+    )]
+    dialect: Option<DialectArg>,
+    /// The namespace (database) of the table, for the DDL [default: the channel
+    /// configuration's, else a placeholder]
+    #[arg(long, value_name = "NS")]
+    namespace: Option<String>,
+    /// The table's name, for the DDL and the Avro record [default: the channel configuration's,
+    /// else a placeholder (`table` for Avro)]
+    #[arg(long, value_name = "NAME")]
+    table: Option<String>,
+    /// The table's location [default: a placeholder in table metadata, none in DDL; S3 Tables
+    /// chooses the real one when the channel creates the table]
     #[arg(long, value_name = "URI")]
     location: Option<String>,
     /// The table's UUID [default: the nil UUID, a placeholder]
     #[arg(long, value_name = "UUID", value_parser = parse_uuid)]
     table_uuid: Option<uuid::Uuid>,
-    /// The channel's CompressionType, which sets the Parquet codec table property
-    #[arg(long, value_enum, value_name = "TYPE", default_value_t = deliver::Compression::Zstd)]
-    compression: deliver::Compression,
+    /// The channel's CompressionType, which sets the Parquet codec [default: the channel
+    /// configuration's, else ZSTD]
+    #[arg(long, value_enum, value_name = "TYPE")]
+    compression: Option<deliver::Compression>,
+    /// A Kinesis or MSK channel configuration (repeatable for one split over files): its
+    /// SourceName, CompressionType, namespace and table name stand in for the flags
+    #[arg(long, value_name = "FILE")]
+    channel_config: Vec<PathBuf>,
 }
 
 fn parse_uuid(text: &str) -> Result<uuid::Uuid, String> {
@@ -356,29 +395,8 @@ pub struct CompileRequest {
     pub draft: Option<Draft>,
     /// The reference root override.
     pub ref_root: Option<PathBuf>,
-    /// What the table metadata takes from flags.
+    /// What the formats that hand the table on take from flags.
     pub table: TableOptions,
-}
-
-/// What `--format table-metadata` takes from flags; the defaults are placeholders.
-#[derive(Debug, Clone)]
-pub struct TableOptions {
-    /// `--location`.
-    pub location: Option<String>,
-    /// `--table-uuid`.
-    pub uuid: Option<uuid::Uuid>,
-    /// `--compression`.
-    pub compression: deliver::Compression,
-}
-
-impl Default for TableOptions {
-    fn default() -> TableOptions {
-        TableOptions {
-            location: None,
-            uuid: None,
-            compression: deliver::Compression::Zstd,
-        }
-    }
 }
 
 /// The result of one compile, rendered.
@@ -539,41 +557,24 @@ fn stdout_written(written: std::io::Result<()>, exit: u8) -> ExitCode {
 }
 
 fn run_compile(args: CompileArgs) -> ExitCode {
-    if let Err(message) = source::ref_root_is_dir(args.read.ref_root.as_deref()) {
-        return usage_error(&message);
-    }
-    let from_stdin = args.schema.as_os_str() == "-";
-    let bytes = match source::read_schema(&args.schema, from_stdin) {
-        Ok(bytes) => bytes,
+    let (format, color) = (args.format, args.color.color);
+    let (request, bytes) = match compile_request_of(args) {
+        Ok(prepared) => prepared,
         Err(message) => return usage_error(&message),
     };
-    let request = CompileRequest {
-        name: if from_stdin {
-            "<stdin>".to_string()
-        } else {
-            args.schema.display().to_string()
-        },
-        path: (!from_stdin).then(|| args.schema.clone()),
-        partition: args.partition,
-        draft: args.read.draft.draft,
-        ref_root: args.read.ref_root,
-        table: TableOptions {
-            location: args.table.location,
-            uuid: args.table.table_uuid,
-            compression: args.table.compression,
-        },
-    };
-    // The diagnostics of table-metadata go to standard error, and its standard output is
+    // The diagnostics of the hand-on formats go to standard error, and their standard output is
     // usually a file.
-    let color = match args.format {
-        Format::TableMetadata => stderr_color_enabled(args.color.color),
-        Format::Text | Format::Json => color_enabled(args.color.color),
+    let color = match format {
+        Format::Text | Format::Json => color_enabled(color),
+        Format::TableMetadata | Format::Avro | Format::Arrow | Format::Ddl => {
+            stderr_color_enabled(color)
+        }
     };
     let compiled = compile_request(&request, bytes);
     let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut exit_code = compile_exit(&compiled.compiled);
     let written =
-        write_compiled(&compiled, &request, args.format, color, &mut stdout).and_then(|written| {
+        write_compiled(&compiled, &request, format, color, &mut stdout).and_then(|written| {
             stdout.flush()?;
             if written.failed {
                 exit_code = EXIT_SCHEMA_ERRORS;
@@ -587,6 +588,83 @@ fn run_compile(args: CompileArgs) -> ExitCode {
     // schema) was a tenth of the run, spent on nothing the user sees.
     std::mem::forget(compiled);
     exit
+}
+
+/// The request and the schema bytes of a `compile` command line: the schema read, and the
+/// flags and channel configurations resolved. An error is a usage error.
+fn compile_request_of(args: CompileArgs) -> Result<(CompileRequest, Vec<u8>), String> {
+    source::ref_root_is_dir(args.read.ref_root.as_deref())?;
+    let from_stdin = args.schema.as_os_str() == "-";
+    let bytes = source::read_schema(&args.schema, from_stdin)?;
+    let flags = handoff::TableFlags {
+        location: args.table.location,
+        uuid: args.table.table_uuid,
+        compression: args.table.compression,
+        namespace: args.table.namespace,
+        table: args.table.table,
+        dialect: args.table.dialect,
+        partition: args.partition,
+        channel_configs: args.table.channel_config,
+    };
+    handoff::flags_fit(args.format, &flags)?;
+    let (table, partition) = handoff::resolve(flags)?;
+    let request = CompileRequest {
+        name: if from_stdin {
+            "<stdin>".to_string()
+        } else {
+            args.schema.display().to_string()
+        },
+        path: (!from_stdin).then(|| args.schema.clone()),
+        partition,
+        draft: args.read.draft.draft,
+        ref_root: args.read.ref_root,
+        table,
+    };
+    Ok((request, bytes))
+}
+
+/// `schema2iceberg compile <args>` as the binary runs it, without color, with its output kept:
+/// for generated documentation, which shows the commands it ran. Relative paths in `args` are
+/// read from `root`, and shown as written.
+pub fn compile_command_line(root: &std::path::Path, args: &[&str]) -> Outcome {
+    let argv = ["schema2iceberg", "compile"]
+        .into_iter()
+        .chain(args.iter().copied());
+    let parsed = match Cli::try_parse_from(argv) {
+        Ok(Cli {
+            command: Command::Compile(parsed),
+        }) => parsed,
+        Ok(_) => return usage_outcome("error: not a compile command line\n".to_string()),
+        Err(e) => return usage_outcome(e.to_string()),
+    };
+    let (format, shown) = (parsed.format, parsed.schema.display().to_string());
+    let mut parsed = parsed;
+    parsed.schema = root.join(&parsed.schema);
+    parsed.table.channel_config = parsed
+        .table
+        .channel_config
+        .iter()
+        .map(|path| root.join(path))
+        .collect();
+    parsed.read.ref_root = Some(match &parsed.read.ref_root {
+        Some(ref_root) => root.join(ref_root),
+        None => root.to_path_buf(),
+    });
+    match compile_request_of(parsed) {
+        Ok((mut request, bytes)) => {
+            request.name = shown;
+            compile_bytes(&request, bytes, format, false)
+        }
+        Err(message) => usage_outcome(format!("error: {message}\n")),
+    }
+}
+
+fn usage_outcome(stderr: String) -> Outcome {
+    Outcome {
+        stdout: String::new(),
+        stderr,
+        exit: EXIT_USAGE,
+    }
 }
 
 /// Compiles schema bytes and renders the result; the whole `compile` command but for reading
@@ -680,17 +758,16 @@ fn write_compiled<W: Write>(
             out.write_all(render::text(ws, compiled, color).as_bytes())?;
             Ok(nothing_else)
         }
-        Format::TableMetadata => {
+        Format::TableMetadata | Format::Avro | Format::Arrow | Format::Ddl => {
             let mut stderr = render::diagnostics_and_summary(ws, compiled, color)
                 .trim_start_matches('\n')
                 .to_string();
             let mut failed = false;
             if let (Some(schema), Some(spec)) = (&compiled.schema, &compiled.partition_spec) {
-                match table_metadata_json(schema, spec, &request.table) {
-                    Ok(json) => {
-                        serde_json::to_writer_pretty(&mut *out, &json)?;
-                        out.write_all(b"\n")?;
-                        stderr.push_str(&placeholders_note(&request.table));
+                match handoff::document(format, schema, spec, &request.table) {
+                    Ok(handed_on) => {
+                        out.write_all(handed_on.document.as_bytes())?;
+                        stderr.push_str(&handed_on.notes);
                     }
                     Err(message) => {
                         stderr.push_str(&format!("error: {message}\n"));
@@ -701,43 +778,6 @@ fn write_compiled<W: Write>(
             Ok(Written { stderr, failed })
         }
     }
-}
-
-/// The table metadata of a compiled table, as JSON that is the same on every run.
-fn table_metadata_json(
-    schema: &iceberg::spec::Schema,
-    spec: &iceberg::spec::PartitionSpec,
-    table: &TableOptions,
-) -> Result<serde_json::Value, String> {
-    use schema2iceberg_mapper::table_metadata as tm;
-
-    let settings = tm::TableSettings {
-        location: table
-            .location
-            .clone()
-            .unwrap_or_else(|| tm::PLACEHOLDER_LOCATION.to_string()),
-        uuid: table.uuid.unwrap_or_else(uuid::Uuid::nil),
-        properties: tm::channel_properties(table.compression.property()),
-    };
-    tm::table_metadata(schema, spec, &settings)
-        .and_then(|metadata| tm::table_metadata_json(&metadata))
-}
-
-/// Says which values of the table metadata are placeholders, so that nobody takes them for
-/// the real table's.
-fn placeholders_note(table: &TableOptions) -> String {
-    let mut placeholders = Vec::new();
-    if table.location.is_none() {
-        placeholders.push("`location` (give --location)");
-    }
-    if table.uuid.is_none() {
-        placeholders.push("`table-uuid` (give --table-uuid)");
-    }
-    placeholders.push("`last-updated-ms` (0; the channel's table gets the time it is created)");
-    format!(
-        "note: placeholders in the table metadata: {}\n",
-        placeholders.join(", ")
-    )
 }
 
 fn compile_exit(compiled: &Compiled) -> u8 {

@@ -11,8 +11,8 @@
 //! - `records-args`, when present: the rows equal the delivered rows of `records --show all`;
 //! - `same-as`, when present: the rows and dead-letter lines equal those of one uninterrupted
 //!   run with those arguments on a fresh warehouse (re-runs and kill-and-resume);
-//! - pyiceberg reads the same rows, with the Python in DELIVER_PYICEBERG_PYTHON (`.ci/run` makes
-//!   it with scripts/pyiceberg-venv.sh); under CI=true its absence fails the test.
+//! - pyiceberg reads the same rows, with the Python in SCHEMA2ICEBERG_TEST_PYTHON (`.ci/run` makes
+//!   it with scripts/test-python-venv.sh); under CI=true its absence fails the test.
 
 // A test should stop loudly on a broken fixture; the no-panic rule is for code that reads input.
 #![allow(
@@ -482,12 +482,12 @@ fn records_rows(case: &Path, args: &[String]) -> Vec<String> {
 /// `[]` (the Parquet file holds null; see docs/deliver.md), so such columns compare with null
 /// and `[]` taken as equal.
 fn compare_with_pyiceberg(warehouse: &Path, table: &str, expected: &[String]) {
-    let Some(python) = std::env::var_os("DELIVER_PYICEBERG_PYTHON") else {
+    let Some(python) = std::env::var_os("SCHEMA2ICEBERG_TEST_PYTHON") else {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true, but DELIVER_PYICEBERG_PYTHON is not set: run scripts/pyiceberg-venv.sh (as .ci/run does) so that pyiceberg reads the tables"
+            "CI=true, but SCHEMA2ICEBERG_TEST_PYTHON is not set: run scripts/test-python-venv.sh (as .ci/run does) so that pyiceberg reads the tables"
         );
-        eprintln!("skipped the pyiceberg comparison: DELIVER_PYICEBERG_PYTHON is not set (scripts/pyiceberg-venv.sh makes it)");
+        eprintln!("skipped the pyiceberg comparison: SCHEMA2ICEBERG_TEST_PYTHON is not set (scripts/test-python-venv.sh makes it)");
         return;
     };
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/deliver/read_pyiceberg.py");

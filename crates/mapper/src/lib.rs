@@ -47,11 +47,15 @@
 
 #![deny(missing_docs)]
 
+pub mod arrow;
+pub mod avro;
 pub mod channel;
 pub mod codes;
+pub mod ddl;
 pub mod diff;
 pub mod generated;
 mod ids;
+mod json_walk;
 pub mod keywords;
 pub mod lints;
 mod map;

@@ -12,7 +12,7 @@ mod output;
 mod partition;
 mod progress;
 mod table;
-mod target;
+pub(crate) mod target;
 
 use std::io::Write as _;
 use std::num::NonZeroU64;

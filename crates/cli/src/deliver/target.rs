@@ -85,7 +85,7 @@ fn values(settings: &[(Setting, String, Location)], which: Setting) -> Vec<(Stri
 
 /// A name from its flag or the configurations (a flag that contradicts a configuration is a
 /// usage error), checked by the channel's rules.
-fn name(
+pub(crate) fn name(
     flag: Option<&str>,
     flag_name: &str,
     settings: &[(Setting, String, Location)],
@@ -115,6 +115,37 @@ fn name(
     }
 }
 
+/// The codec from its flag or the configurations' `CompressionType` (a flag that contradicts a
+/// configuration is a usage error), else ZSTD.
+pub(crate) fn compression(
+    flag: Option<Compression>,
+    settings: &[(Setting, String, Location)],
+) -> Result<Compression, String> {
+    let found_values = values(settings, Setting::Compression);
+    let configured = match agreed(&found_values, "CompressionType", |v| format!("`{v}`"))? {
+        None => None,
+        Some((value, location)) => Some((
+            Compression::from_api(value).ok_or_else(|| {
+                format!(
+                    "the CompressionType `{value}` ({}) is not NONE, ZSTD or SNAPPY",
+                    at(location)
+                )
+            })?,
+            value,
+            location,
+        )),
+    };
+    match (flag, configured) {
+        (Some(flag), Some((found, value, location))) if flag != found => Err(format!(
+            "--compression contradicts the channel configuration, whose CompressionType is `{value}` ({}); drop one",
+            at(location)
+        )),
+        (Some(flag), _) => Ok(flag),
+        (None, Some((found, _, _))) => Ok(found),
+        (None, None) => Ok(Compression::Zstd),
+    }
+}
+
 /// Resolves the target from the flags and the configurations' settings.
 pub(crate) fn resolve(
     namespace_flag: Option<&str>,
@@ -132,19 +163,7 @@ pub(crate) fn resolve(
     let (Some(namespace), Some(table)) = (namespace, table) else {
         return Err("which table? give --namespace and --table (lowercase letters, digits and `_`, as the channel requires), or a --channel-config that names them".to_string());
     };
-    let compression = match agreed(
-        &values(settings, Setting::Compression),
-        "CompressionType",
-        |v| format!("`{v}`"),
-    )? {
-        None => Compression::Zstd,
-        Some((value, location)) => Compression::from_api(value).ok_or_else(|| {
-            format!(
-                "the CompressionType `{value}` ({}) is not NONE, ZSTD or SNAPPY",
-                at(location)
-            )
-        })?,
-    };
+    let compression = compression(None, settings)?;
     let channel_names = values(settings, Setting::ChannelName);
     let channel_name = agreed(&channel_names, "ChannelName", |v| format!("`{v}`"))?
         .map(|(value, _)| value.as_str());

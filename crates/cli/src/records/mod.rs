@@ -345,30 +345,7 @@ fn channel_setup(args: &RecordSourceArgs, schema: Option<&Path>) -> Result<Chann
     } else {
         (args.channel_config.clone(), "--channel-config")
     };
-    let mut files = Vec::new();
-    for path in &paths {
-        let shown = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| {
-            format!("cannot read the channel configuration `{shown}` ({from}): {e}")
-        })?;
-        let (file, diagnostics) = JsonFile::parse(shown.clone(), bytes);
-        if let Some(d) = diagnostics.first() {
-            return Err(format!(
-                "the channel configuration `{shown}` is not JSON: {} at {}",
-                d.message,
-                at(&d.location)
-            ));
-        }
-        files.push(file);
-    }
-    let checked = check_channel_configs(&files);
-    if let Some(d) = checked
-        .diagnostics
-        .iter()
-        .find(|d| d.code == channel::UNRECOGNISED.name)
-    {
-        return Err(format!("{} ({})", d.message, at(&d.location)));
-    }
+    let checked = read_channel_configs(&paths, from)?;
     let source = agreed(&checked.partition_sources, "partition source", |s| {
         format!("`{s}`")
     })?;
@@ -409,6 +386,39 @@ fn channel_setup(args: &RecordSourceArgs, schema: Option<&Path>) -> Result<Chann
         settings: checked.settings,
         record_format: record_format.into(),
     })
+}
+
+/// Reads and checks channel configurations (`from` says who named them, for errors): a file
+/// that cannot be read, is not JSON or is not a channel configuration is a usage error.
+pub(crate) fn read_channel_configs(
+    paths: &[PathBuf],
+    from: &str,
+) -> Result<channel::ChannelCheck, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| {
+            format!("cannot read the channel configuration `{shown}` ({from}): {e}")
+        })?;
+        let (file, diagnostics) = JsonFile::parse(shown.clone(), bytes);
+        if let Some(d) = diagnostics.first() {
+            return Err(format!(
+                "the channel configuration `{shown}` is not JSON: {} at {}",
+                d.message,
+                at(&d.location)
+            ));
+        }
+        files.push(file);
+    }
+    let checked = check_channel_configs(&files);
+    if let Some(d) = checked
+        .diagnostics
+        .iter()
+        .find(|d| d.code == channel::UNRECOGNISED.name)
+    {
+        return Err(format!("{} ({})", d.message, at(&d.location)));
+    }
+    Ok(checked)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 """Reads the table db.events of a deliver warehouse with pyiceberg's SqlCatalog (another engine
 than iceberg-rust) and prints each row as one JSON object, every value in Iceberg's single-value
 JSON form, as `schema2iceberg records --show all` prints rows. Used by crates/cli/tests/deliver.rs
-when DELIVER_PYICEBERG_PYTHON names a Python with pyiceberg[sql-sqlite,pyarrow]==0.12.0.
+when SCHEMA2ICEBERG_TEST_PYTHON names a Python with pyiceberg[sql-sqlite,pyarrow]==0.12.0.
 
 Usage: python read_pyiceberg.py WAREHOUSE [NAMESPACE.TABLE]
 """

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Makes the Python that crates/cli/tests/deliver.rs uses to read a `deliver` table with another
-# engine than iceberg-rust: a virtual environment in DIR with the pinned
-# crates/cli/tests/deliver/requirements.txt (pyiceberg[sql-sqlite,pyarrow]==0.12.0 and every
-# package it pulls in, at fixed versions, so CI runs are reproducible). .ci/run calls it and
-# exports the printed path as DELIVER_PYICEBERG_PYTHON before `cargo test`.
+# Makes the Python that the tests use to check our output with other tools: pyiceberg reads a
+# `deliver` table (crates/cli/tests/deliver.rs) and sqlglot parses `compile --format ddl`
+# (crates/cli/tests/ddl_sqlglot.rs). It is a virtual environment in DIR with the pinned
+# scripts/test-python-requirements.txt (pyiceberg[sql-sqlite,pyarrow]==0.12.0, sqlglot==30.31.0
+# and every package they pull in, at fixed versions, so CI runs are reproducible). .ci/run calls
+# it and exports the printed path as SCHEMA2ICEBERG_TEST_PYTHON before `cargo test`.
 #
-# Usage: scripts/pyiceberg-venv.sh DIR
+# Usage: scripts/test-python-venv.sh DIR
 #
 # The last line on standard output is the venv's python (an absolute path); everything else goes
 # to standard error. A venv made before from the same requirements file (same sha256, same
@@ -23,7 +24,7 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
 fi
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-requirements="$repo/crates/cli/tests/deliver/requirements.txt"
+requirements="$repo/scripts/test-python-requirements.txt"
 
 missing=""
 if ! command -v python3 >/dev/null 2>&1; then
@@ -33,10 +34,10 @@ elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
 fi
 if [ -n "$missing" ]; then
   if [ "${CI:-}" = true ]; then
-    echo "error: $missing, so pyiceberg cannot be installed to read the table that deliver writes" >&2
+    echo "error: $missing, so pyiceberg and sqlglot cannot be installed for the tests" >&2
     exit 1
   fi
-  echo "skipped: $missing, so the deliver test will not read its table with pyiceberg" >&2
+  echo "skipped: $missing, so the deliver test will not read its table with pyiceberg, nor the ddl test parse the DDL with sqlglot" >&2
   exit 0
 fi
 
@@ -47,7 +48,7 @@ stamp_file="$dir/.requirements-stamp"
 stamp="$(sha256sum "$requirements" | cut -d' ' -f1) $(python3 -c 'import sys; print(sys.version.split()[0])')"
 
 if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ] && "$python" -c '' 2>/dev/null; then
-  echo "pyiceberg venv in $dir is up to date (requirements unchanged)" >&2
+  echo "test Python venv in $dir is up to date (requirements unchanged)" >&2
   echo "$python"
   exit 0
 fi
@@ -58,13 +59,13 @@ if [ -n "$(ls -A "$dir")" ] && [ ! -f "$dir/pyvenv.cfg" ]; then
   exit 1
 fi
 
-echo "== making the pyiceberg venv in $dir (pinned: $requirements)" >&2
+echo "== making the test Python venv in $dir (pinned: $requirements)" >&2
 start=$SECONDS
 rm -f "$stamp_file"
 python3 -m venv --clear "$dir" >&2
 "$python" -m pip install --quiet --no-input --disable-pip-version-check -r "$requirements" >&2
 "$python" -m pip check >&2
-"$python" -c 'import pyiceberg.catalog.sql, pyarrow' >&2
+"$python" -c 'import pyiceberg.catalog.sql, pyarrow, sqlglot' >&2
 echo "$stamp" > "$stamp_file"
 echo "(venv made in $((SECONDS - start)) s)" >&2
 echo "$python"

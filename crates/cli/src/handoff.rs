@@ -1,0 +1,287 @@
+//! `compile`'s formats that hand the table on to the tools around it: Iceberg table metadata,
+//! the Avro and Arrow schemas of a row, and `CREATE TABLE` DDL. Standard output gets the
+//! document alone; notes on placeholders and warnings go to standard error.
+
+use iceberg::spec::{PartitionSpec, Schema};
+use schema2iceberg_mapper::ddl::{self, Dialect};
+use schema2iceberg_mapper::table_metadata as tm;
+
+use crate::deliver::Compression;
+use crate::Format;
+
+/// The namespace and table of the DDL when neither flags nor a channel configuration name
+/// them; valid names that say what they are.
+const PLACEHOLDER_NAMESPACE: &str = "placeholder_namespace";
+/// See [`PLACEHOLDER_NAMESPACE`].
+const PLACEHOLDER_TABLE: &str = "placeholder_table";
+/// The Avro record's name when no table is named: what Iceberg's Java library calls a row.
+const DEFAULT_AVRO_RECORD: &str = "table";
+
+/// What the hand-on formats take from flags or a channel configuration; what is missing
+/// becomes a placeholder that says so.
+#[derive(Debug, Clone)]
+pub struct TableOptions {
+    /// `--location`.
+    pub location: Option<String>,
+    /// `--table-uuid`.
+    pub uuid: Option<uuid::Uuid>,
+    /// `--compression`, or the channel configuration's `CompressionType`.
+    pub compression: Compression,
+    /// `--namespace`, or the channel configuration's.
+    pub namespace: Option<String>,
+    /// `--table`, or the channel configuration's.
+    pub table: Option<String>,
+    /// `--dialect`, for `--format ddl`.
+    pub dialect: Option<DialectArg>,
+}
+
+impl Default for TableOptions {
+    fn default() -> TableOptions {
+        TableOptions {
+            location: None,
+            uuid: None,
+            compression: Compression::Zstd,
+            namespace: None,
+            table: None,
+            dialect: None,
+        }
+    }
+}
+
+/// `--dialect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialectArg {
+    /// Amazon Athena (Hive-style DDL for Iceberg tables).
+    Athena,
+    /// Spark SQL with an Iceberg catalog.
+    Spark,
+    /// Trino's Iceberg connector.
+    Trino,
+}
+
+impl DialectArg {
+    fn dialect(self) -> Dialect {
+        match self {
+            DialectArg::Athena => Dialect::Athena,
+            DialectArg::Spark => Dialect::Spark,
+            DialectArg::Trino => Dialect::Trino,
+        }
+    }
+}
+
+/// A hand-on document, and what standard error says about it.
+pub(crate) struct HandedOn {
+    /// Standard output, ending in a newline.
+    pub(crate) document: String,
+    /// `note:` and `warning:` lines.
+    pub(crate) notes: String,
+}
+
+/// The document of a hand-on `format` for a compiled table; an error when the library that
+/// writes it refuses the table, or the dialect cannot create it.
+pub(crate) fn document(
+    format: Format,
+    schema: &Schema,
+    spec: &PartitionSpec,
+    options: &TableOptions,
+) -> Result<HandedOn, String> {
+    let json = |value: serde_json::Value| {
+        serde_json::to_string_pretty(&value)
+            .map(|text| text + "\n")
+            .map_err(|e| format!("cannot write JSON: {e}"))
+    };
+    match format {
+        Format::TableMetadata => Ok(HandedOn {
+            document: json(table_metadata_json(schema, spec, options)?)?,
+            notes: table_metadata_placeholders(options),
+        }),
+        Format::Avro => {
+            let name = options.table.as_deref().unwrap_or(DEFAULT_AVRO_RECORD);
+            Ok(HandedOn {
+                document: json(schema2iceberg_mapper::avro::avro_schema_json(schema, name)?)?,
+                notes: String::new(),
+            })
+        }
+        Format::Arrow => Ok(HandedOn {
+            document: json(schema2iceberg_mapper::arrow::arrow_schema_json(schema)?)?,
+            notes: String::new(),
+        }),
+        Format::Ddl => {
+            let Some(dialect) = options.dialect else {
+                return Err("--format ddl needs --dialect athena, spark or trino".to_string());
+            };
+            let table = ddl::DdlTable {
+                namespace: options
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| PLACEHOLDER_NAMESPACE.to_string()),
+                table: options
+                    .table
+                    .clone()
+                    .unwrap_or_else(|| PLACEHOLDER_TABLE.to_string()),
+                location: options.location.clone(),
+                codec: options.compression.property().to_string(),
+            };
+            let created = ddl::create_table(schema, spec, &table, dialect.dialect())?;
+            let mut notes = String::new();
+            for warning in &created.warnings {
+                notes.push_str(&format!("warning: {warning}\n"));
+            }
+            if options.namespace.is_none() || options.table.is_none() {
+                notes.push_str(&format!(
+                    "note: placeholders in the DDL: `{}.{}` (give --namespace and --table, or a --channel-config that names them)\n",
+                    table.namespace, table.table
+                ));
+            }
+            Ok(HandedOn {
+                document: created.sql,
+                notes,
+            })
+        }
+        Format::Text | Format::Json => Err(format!("{format:?} is not a hand-on format")),
+    }
+}
+
+/// The table metadata of a compiled table, as JSON that is the same on every run.
+fn table_metadata_json(
+    schema: &Schema,
+    spec: &PartitionSpec,
+    table: &TableOptions,
+) -> Result<serde_json::Value, String> {
+    let settings = tm::TableSettings {
+        location: table
+            .location
+            .clone()
+            .unwrap_or_else(|| tm::PLACEHOLDER_LOCATION.to_string()),
+        uuid: table.uuid.unwrap_or_else(uuid::Uuid::nil),
+        properties: tm::channel_properties(table.compression.property()),
+    };
+    tm::table_metadata(schema, spec, &settings)
+        .and_then(|metadata| tm::table_metadata_json(&metadata))
+}
+
+/// Says which values of the table metadata are placeholders, so that nobody takes them for
+/// the real table's.
+fn table_metadata_placeholders(table: &TableOptions) -> String {
+    let mut placeholders = Vec::new();
+    if table.location.is_none() {
+        placeholders.push("`location` (give --location)");
+    }
+    if table.uuid.is_none() {
+        placeholders.push("`table-uuid` (give --table-uuid)");
+    }
+    placeholders.push("`last-updated-ms` (0; the channel's table gets the time it is created)");
+    format!(
+        "note: placeholders in the table metadata: {}\n",
+        placeholders.join(", ")
+    )
+}
+
+/// What `compile` takes from its flags and the channel configurations it is given.
+#[derive(Debug, Default)]
+pub(crate) struct TableFlags {
+    pub(crate) location: Option<String>,
+    pub(crate) uuid: Option<uuid::Uuid>,
+    pub(crate) compression: Option<Compression>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) table: Option<String>,
+    pub(crate) dialect: Option<DialectArg>,
+    pub(crate) partition: Vec<String>,
+    pub(crate) channel_configs: Vec<std::path::PathBuf>,
+}
+
+/// A usage error when a flag is given that `format` does not use: a flag that changes nothing
+/// would let the user believe it did.
+pub(crate) fn flags_fit(format: Format, flags: &TableFlags) -> Result<(), String> {
+    use Format::{Avro, Ddl, TableMetadata};
+    let given: [(&str, bool, &[Format]); 6] = [
+        ("--dialect", flags.dialect.is_some(), &[Ddl]),
+        ("--namespace", flags.namespace.is_some(), &[Ddl]),
+        ("--table", flags.table.is_some(), &[Ddl, Avro]),
+        (
+            "--location",
+            flags.location.is_some(),
+            &[TableMetadata, Ddl],
+        ),
+        ("--table-uuid", flags.uuid.is_some(), &[TableMetadata]),
+        (
+            "--compression",
+            flags.compression.is_some(),
+            &[TableMetadata, Ddl],
+        ),
+    ];
+    for (flag, is_given, formats) in given {
+        if is_given && !formats.contains(&format) {
+            let names = formats
+                .iter()
+                .map(|f| format!("--format {}", format_name(*f)))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            return Err(format!(
+                "{flag} is for {names}; --format {} does not use it",
+                format_name(format)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `format` as `--format` takes it.
+fn format_name(format: Format) -> String {
+    use clap::ValueEnum;
+    format
+        .to_possible_value()
+        .map_or_else(String::new, |value| value.get_name().to_string())
+}
+
+/// The hand-on options and the partition fields: each from its flag, else from the channel
+/// configurations (`SourceName`, `CompressionType`, the namespace and table names). A flag that
+/// contradicts a configuration is a usage error, and names are checked by the channel's rules.
+pub(crate) fn resolve(flags: TableFlags) -> Result<(TableOptions, Vec<String>), String> {
+    use crate::deliver::target;
+    use schema2iceberg_mapper::channel::Setting;
+
+    let (settings, partition) = if flags.channel_configs.is_empty() {
+        (Vec::new(), flags.partition)
+    } else {
+        let checked =
+            crate::records::read_channel_configs(&flags.channel_configs, "--channel-config")?;
+        let source = crate::records::agreed(&checked.partition_sources, "partition source", |s| {
+            format!("`{s}`")
+        })?;
+        let partition = match (source, flags.partition.as_slice()) {
+            (Some((name, location)), [flag]) if flag != name => {
+                return Err(format!(
+                    "--partition `{flag}` contradicts the channel configuration, whose SourceName is `{name}` ({}); drop one",
+                    crate::records::at(location)
+                ))
+            }
+            (Some((name, _)), []) => vec![name.clone()],
+            (_, given) => given.to_vec(),
+        };
+        (checked.settings, partition)
+    };
+    let namespace = target::name(
+        flags.namespace.as_deref(),
+        "--namespace",
+        &settings,
+        Setting::Namespace,
+        true,
+    )?;
+    let table = target::name(
+        flags.table.as_deref(),
+        "--table",
+        &settings,
+        Setting::TableName,
+        false,
+    )?;
+    let options = TableOptions {
+        location: flags.location,
+        uuid: flags.uuid,
+        compression: target::compression(flags.compression, &settings)?,
+        namespace,
+        table,
+        dialect: flags.dialect,
+    };
+    Ok((options, partition))
+}
