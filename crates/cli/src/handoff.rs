@@ -32,7 +32,7 @@ pub struct TableOptions {
     /// `--table`, or the channel configuration's.
     pub table: Option<String>,
     /// `--dialect`, for `--format ddl`.
-    pub dialect: Option<DialectArg>,
+    pub dialect: Option<Dialect>,
 }
 
 impl Default for TableOptions {
@@ -48,25 +48,18 @@ impl Default for TableOptions {
     }
 }
 
-/// `--dialect`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DialectArg {
-    /// Amazon Athena (Hive-style DDL for Iceberg tables).
-    Athena,
-    /// Spark SQL with an Iceberg catalog.
-    Spark,
-    /// Trino's Iceberg connector.
-    Trino,
-}
-
-impl DialectArg {
-    fn dialect(self) -> Dialect {
-        match self {
-            DialectArg::Athena => Dialect::Athena,
-            DialectArg::Spark => Dialect::Spark,
-            DialectArg::Trino => Dialect::Trino,
-        }
-    }
+/// `--dialect`: parses straight into the mapper's [`Dialect`], as `--fail-on` does.
+pub(crate) fn dialect_parser() -> impl clap::builder::TypedValueParser<Value = Dialect> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new(
+        Dialect::ALL.map(|dialect| PossibleValue::new(dialect.name()).help(dialect.about())),
+    )
+    .try_map(|name: String| {
+        Dialect::ALL
+            .into_iter()
+            .find(|dialect| dialect.name() == name)
+            .ok_or("not a --dialect")
+    })
 }
 
 /// A hand-on document, and what standard error says about it.
@@ -122,7 +115,7 @@ pub(crate) fn document(
                 location: options.location.clone(),
                 codec: options.compression.property().to_string(),
             };
-            let created = ddl::create_table(schema, spec, &table, dialect.dialect())?;
+            let created = ddl::create_table(schema, spec, &table, dialect)?;
             let mut notes = String::new();
             for warning in &created.warnings {
                 notes.push_str(&format!("warning: {warning}\n"));
@@ -185,7 +178,7 @@ pub(crate) struct TableFlags {
     pub(crate) compression: Option<Compression>,
     pub(crate) namespace: Option<String>,
     pub(crate) table: Option<String>,
-    pub(crate) dialect: Option<DialectArg>,
+    pub(crate) dialect: Option<Dialect>,
     pub(crate) partition: Vec<String>,
     pub(crate) channel_configs: Vec<std::path::PathBuf>,
 }

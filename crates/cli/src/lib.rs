@@ -10,7 +10,7 @@ use schema2iceberg_mapper::diff::FailOn;
 use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, Workspace};
 
-pub use handoff::{DialectArg, TableOptions};
+pub use handoff::TableOptions;
 use source::{BasePath, SchemaSource};
 
 pub mod bundle;
@@ -315,11 +315,11 @@ struct TableArgs {
     /// The SQL dialect of --format ddl
     #[arg(
         long,
-        value_enum,
+        value_parser = handoff::dialect_parser(),
         value_name = "DIALECT",
         required_if_eq("format", "ddl")
     )]
-    dialect: Option<DialectArg>,
+    dialect: Option<schema2iceberg_mapper::ddl::Dialect>,
     /// The namespace (database) of the table, for the DDL [default: the channel
     /// configuration's, else a placeholder]
     #[arg(long, value_name = "NS")]
@@ -594,8 +594,6 @@ fn run_compile(args: CompileArgs) -> ExitCode {
 /// flags and channel configurations resolved. An error is a usage error.
 fn compile_request_of(args: CompileArgs) -> Result<(CompileRequest, Vec<u8>), String> {
     source::ref_root_is_dir(args.read.ref_root.as_deref())?;
-    let from_stdin = args.schema.as_os_str() == "-";
-    let bytes = source::read_schema(&args.schema, from_stdin)?;
     let flags = handoff::TableFlags {
         location: args.table.location,
         uuid: args.table.table_uuid,
@@ -606,7 +604,10 @@ fn compile_request_of(args: CompileArgs) -> Result<(CompileRequest, Vec<u8>), St
         partition: args.partition,
         channel_configs: args.table.channel_config,
     };
+    // A command line that cannot run is refused before standard input is read.
     handoff::flags_fit(args.format, &flags)?;
+    let from_stdin = args.schema.as_os_str() == "-";
+    let bytes = source::read_schema(&args.schema, from_stdin)?;
     let (table, partition) = handoff::resolve(flags)?;
     let request = CompileRequest {
         name: if from_stdin {
@@ -630,7 +631,7 @@ pub fn compile_command_line(root: &std::path::Path, args: &[&str]) -> Outcome {
     let argv = ["schema2iceberg", "compile"]
         .into_iter()
         .chain(args.iter().copied());
-    let parsed = match Cli::try_parse_from(argv) {
+    let mut parsed = match Cli::try_parse_from(argv) {
         Ok(Cli {
             command: Command::Compile(parsed),
         }) => parsed,
@@ -638,7 +639,6 @@ pub fn compile_command_line(root: &std::path::Path, args: &[&str]) -> Outcome {
         Err(e) => return usage_outcome(e.to_string()),
     };
     let (format, shown) = (parsed.format, parsed.schema.display().to_string());
-    let mut parsed = parsed;
     parsed.schema = root.join(&parsed.schema);
     parsed.table.channel_config = parsed
         .table

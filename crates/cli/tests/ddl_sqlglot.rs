@@ -21,7 +21,8 @@ use std::process::{Command, Stdio};
 
 use iceberg::spec::{PartitionSpec, PrimitiveType, Schema, StructType, Type};
 use schema2iceberg::deliver::Compression;
-use schema2iceberg::{compile_bytes, CompileRequest, DialectArg, Format, TableOptions};
+use schema2iceberg::{compile_bytes, CompileRequest, Format, TableOptions};
+use schema2iceberg_mapper::ddl::Dialect;
 use schema2iceberg_parser::Draft;
 use serde_json::{json, Value};
 
@@ -29,23 +30,13 @@ mod common;
 mod support;
 use common::comment_partition;
 
-const DIALECTS: [DialectArg; 3] = [DialectArg::Athena, DialectArg::Spark, DialectArg::Trino];
-
 /// A location with both quote characters a dialect might have to escape.
 const LOCATION: &str = "s3://amzn-s3-demo-bucket/it's \\ here";
-
-fn dialect_name(dialect: DialectArg) -> &'static str {
-    match dialect {
-        DialectArg::Athena => "athena",
-        DialectArg::Spark => "spark",
-        DialectArg::Trino => "trino",
-    }
-}
 
 /// One statement to parse, and what sqlglot must read from it.
 struct Case {
     schema_path: PathBuf,
-    dialect: DialectArg,
+    dialect: Dialect,
     sql: String,
     expected: Value,
 }
@@ -79,12 +70,10 @@ fn compiled(request: &CompileRequest, bytes: &[u8]) -> Option<(Schema, Partition
 }
 
 /// Whether the table has a column of a type the dialect's DDL cannot create.
-fn has_type_the_dialect_lacks(fields: &StructType, dialect: DialectArg) -> bool {
-    fn lacks(ty: &Type, dialect: DialectArg) -> bool {
+fn has_type_the_dialect_lacks(fields: &StructType, dialect: Dialect) -> bool {
+    fn lacks(ty: &Type, dialect: Dialect) -> bool {
         match ty {
-            Type::Primitive(PrimitiveType::Time | PrimitiveType::Uuid) => {
-                dialect != DialectArg::Trino
-            }
+            Type::Primitive(PrimitiveType::Time | PrimitiveType::Uuid) => dialect != Dialect::Trino,
             Type::Primitive(_) => false,
             Type::Struct(fields) => has_type_the_dialect_lacks(fields, dialect),
             Type::List(list) => lacks(&list.element_field.field_type, dialect),
@@ -102,11 +91,11 @@ fn has_type_the_dialect_lacks(fields: &StructType, dialect: DialectArg) -> bool 
 
 /// A type as parse_ddl.py names it, after the dialect's documented change (Athena makes
 /// timestamptz columns as `timestamp`).
-fn expected_type(ty: &Type, dialect: DialectArg) -> Value {
+fn expected_type(ty: &Type, dialect: Dialect) -> Value {
     match ty {
         Type::Primitive(primitive) => Value::from(match primitive {
             PrimitiveType::Decimal { precision, scale } => format!("decimal({precision}, {scale})"),
-            PrimitiveType::Timestamptz if dialect == DialectArg::Athena => "timestamp".into(),
+            PrimitiveType::Timestamptz if dialect == Dialect::Athena => "timestamp".into(),
             other => other.to_string(),
         }),
         Type::Struct(fields) => json!({"struct": expected_columns(fields, dialect, false)}),
@@ -120,19 +109,19 @@ fn expected_type(ty: &Type, dialect: DialectArg) -> Value {
 
 /// The columns as parse_ddl.py reads them: Athena has no NOT NULL, Trino none inside a row and
 /// no comments there.
-fn expected_columns(fields: &StructType, dialect: DialectArg, top: bool) -> Vec<Value> {
+fn expected_columns(fields: &StructType, dialect: Dialect, top: bool) -> Vec<Value> {
     fields
         .fields()
         .iter()
         .map(|field| {
             let not_null = field.required
                 && match dialect {
-                    DialectArg::Athena => false,
-                    DialectArg::Spark => true,
-                    DialectArg::Trino => top,
+                    Dialect::Athena => false,
+                    Dialect::Spark => true,
+                    Dialect::Trino => top,
                 };
             let comment = match dialect {
-                DialectArg::Trino if !top => None,
+                Dialect::Trino if !top => None,
                 _ => field.doc.clone(),
             };
             json!({
@@ -148,7 +137,7 @@ fn expected_columns(fields: &StructType, dialect: DialectArg, top: bool) -> Vec<
 fn expected_statement(
     schema: &Schema,
     spec: &PartitionSpec,
-    dialect: DialectArg,
+    dialect: Dialect,
     compression: Compression,
 ) -> Value {
     let partition: Vec<Value> = spec
@@ -157,25 +146,25 @@ fn expected_statement(
         .map(|field| {
             let source = schema.name_by_field_id(field.source_id).unwrap();
             json!({
-                "transform": if dialect == DialectArg::Spark { "hours" } else { "hour" },
+                "transform": if dialect == Dialect::Spark { "hours" } else { "hour" },
                 "column": source.split('.').collect::<Vec<_>>(),
             })
         })
         .collect();
     let codec = compression.property();
     let properties = match dialect {
-        DialectArg::Athena => json!({
+        Dialect::Athena => json!({
             "table_type": "ICEBERG",
             "format": "parquet",
             "write_compression": if codec == "uncompressed" { "none" } else { codec },
         }),
-        DialectArg::Spark => json!({
+        Dialect::Spark => json!({
             "USING": "iceberg",
             "format-version": "2",
             "write.format.default": "parquet",
             "write.parquet.compression-codec": codec,
         }),
-        DialectArg::Trino => json!({"format": "PARQUET", "format_version": "2"}),
+        Dialect::Trino => json!({"format": "PARQUET", "format_version": "2"}),
     };
     json!({
         "table": ["sales", "orders"],
@@ -212,7 +201,7 @@ fn cases_of(path: &Path, index: usize, cases: &mut Vec<Case>) -> bool {
     let Some((schema, spec)) = compiled(&request, &bytes) else {
         return false;
     };
-    for dialect in DIALECTS {
+    for dialect in Dialect::ALL {
         request.table.dialect = Some(dialect);
         let out = compile_bytes(&request, bytes.clone(), Format::Ddl, false);
         if has_type_the_dialect_lacks(schema.as_struct(), dialect) {
@@ -247,7 +236,7 @@ fn cases_of(path: &Path, index: usize, cases: &mut Vec<Case>) -> bool {
 fn parse_with_sqlglot(python: &std::ffi::OsStr, cases: &[Case]) -> Vec<Value> {
     let input: Vec<Value> = cases
         .iter()
-        .map(|c| json!({"dialect": dialect_name(c.dialect), "sql": c.sql}))
+        .map(|c| json!({"dialect": c.dialect.name(), "sql": c.sql}))
         .collect();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ddl/parse_ddl.py");
     let mut child = Command::new(python)
@@ -324,7 +313,7 @@ fn every_dialect_parses_in_sqlglot_as_the_compiled_table() {
         cases.len(),
         failures[0]
     );
-    for dialect in DIALECTS {
+    for dialect in Dialect::ALL {
         let count = cases.iter().filter(|c| c.dialect == dialect).count();
         assert!(
             count >= 20,

@@ -20,12 +20,24 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// Every dialect, in the order `--dialect` lists them.
+    pub const ALL: [Dialect; 3] = [Dialect::Athena, Dialect::Spark, Dialect::Trino];
+
     /// The dialect's name, as `--dialect` spells it.
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Athena => "athena",
             Dialect::Spark => "spark",
             Dialect::Trino => "trino",
+        }
+    }
+
+    /// What the dialect is, for `--dialect`'s help.
+    pub fn about(self) -> &'static str {
+        match self {
+            Dialect::Athena => "Amazon Athena (Hive-style DDL for Iceberg tables)",
+            Dialect::Spark => "Spark SQL with an Iceberg catalog",
+            Dialect::Trino => "Trino's Iceberg connector",
         }
     }
 
@@ -196,35 +208,32 @@ impl Warnings {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        if !self.timestamptz.is_empty() {
-            out.push(format!(
-                "{title}'s CREATE TABLE makes `timestamp` columns without time zone, where the channel's table has timestamptz: {}",
-                list(&self.timestamptz)
-            ));
-        }
-        if !self.not_null.is_empty() {
-            out.push(format!(
-                "{title}'s CREATE TABLE has no NOT NULL, so these required fields become optional: {}",
-                list(&self.not_null)
-            ));
-        }
-        if !self.nested_not_null.is_empty() {
-            out.push(format!(
-                "{title}'s DDL cannot make these nested fields, list elements or map values required, so they become optional: {}",
-                list(&self.nested_not_null)
-            ));
-        }
-        if !self.nested_comments.is_empty() {
-            out.push(format!(
-                "{title}'s DDL has no comments on nested fields, so these docs are left out: {}",
-                list(&self.nested_comments)
-            ));
-        }
-        if !self.uppercase.is_empty() {
-            out.push(format!(
-                "{title} lowercases column names, quoted or not, so these columns get other names than the channel's: {}",
-                list(&self.uppercase)
-            ));
+        let lost = [
+            (
+                &self.timestamptz,
+                "'s CREATE TABLE makes `timestamp` columns without time zone, where the channel's table has timestamptz",
+            ),
+            (
+                &self.not_null,
+                "'s CREATE TABLE has no NOT NULL, so these required fields become optional",
+            ),
+            (
+                &self.nested_not_null,
+                "'s DDL cannot make these nested fields, list elements or map values required, so they become optional",
+            ),
+            (
+                &self.nested_comments,
+                "'s DDL has no comments on nested fields, so these docs are left out",
+            ),
+            (
+                &self.uppercase,
+                " lowercases column names, quoted or not, so these columns get other names than the channel's",
+            ),
+        ];
+        for (fields, what) in lost {
+            if !fields.is_empty() {
+                out.push(format!("{title}{what}: {}", list(fields)));
+            }
         }
         out.extend(self.other);
         out
