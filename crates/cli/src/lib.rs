@@ -155,7 +155,8 @@ struct DiffArgs {
     /// Compare every changed *.json under PATHS with its version at REV (a commit, tag or branch).
     #[arg(long, value_name = "REV")]
     git: Option<String>,
-    /// The partition field, for both sides [default: from schema2iceberg.toml, as check reads it]
+    /// The partition field, for both sides [default: from schema2iceberg.toml, as check reads it:
+    /// the channel configuration's SourceName wins]
     #[arg(long, value_name = "FIELD")]
     partition: Option<String>,
     #[command(flatten)]

@@ -367,3 +367,49 @@ fn schemaver_bump(old: &str, new: &str) -> &'static str {
         "ADDITION"
     }
 }
+
+/// The table metadata that `compile --channel-config` writes is the table of the schema that
+/// `schema2iceberg.toml` pairs with that configuration: `diff` takes the partition from the
+/// configuration's `SourceName`, as `check` does, and finds no change. A `--partition` that
+/// contradicts it is noted, and the channel's is used.
+#[test]
+fn the_partition_comes_from_the_channel_configuration() {
+    let repo = root().join("testdata/diff-cli/source-name-repo");
+    let out = tempfile::tempdir().unwrap();
+    let metadata = out.path().join("orders.metadata.json");
+    let compiled = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+        .args([
+            "compile",
+            "schemas/orders.json",
+            "--channel-config",
+            "channels/orders.json",
+            "--format",
+            "table-metadata",
+        ])
+        .current_dir(&repo)
+        .output()
+        .unwrap();
+    assert_eq!(compiled.status.code(), Some(0));
+    std::fs::write(&metadata, &compiled.stdout).unwrap();
+
+    let mut request = DiffRequest::new(
+        repo,
+        vec![metadata.clone(), PathBuf::from("schemas/orders.json")],
+    );
+    let diffed = run_diff(&request, DiffFormat::Json).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&diffed.stdout).unwrap();
+    assert_eq!(diffed.exit, 0, "{}", diffed.stdout);
+    assert_eq!(report["files"][0]["changes"], serde_json::json!([]));
+
+    request.partition = Some("created_at".to_string());
+    let diffed = run_diff(&request, DiffFormat::Json).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&diffed.stdout).unwrap();
+    assert_eq!(diffed.exit, 0, "{}", diffed.stdout);
+    assert_eq!(report["files"][0]["changes"], serde_json::json!([]));
+    assert_eq!(
+        report["files"][0]["notes"],
+        serde_json::json!([
+            "the channel configuration partitions on `event_time`, but `created_at` was given for this schema; the channel's `SourceName` is used"
+        ])
+    );
+}

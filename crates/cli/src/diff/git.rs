@@ -7,7 +7,7 @@ use std::process::Command;
 use crate::check::config::Config;
 
 use super::load::{load, SideOptions};
-use super::{error, pair, record_format, DiffError, DiffRequest, FileDiff};
+use super::{error, from_channel, pair, DiffError, DiffRequest, FileDiff};
 
 /// A file that changed between REV and the working tree: (status letter, path).
 pub(super) struct GitEntry {
@@ -115,9 +115,10 @@ pub(super) fn git_pair(
     let display = entry.path.display().to_string();
     let full = request.dir.join(&entry.path);
     let settings = config.settings_for(&full);
-    let options = SideOptions::new(request, &settings);
+    let channel = from_channel(request, &settings);
+    let options = SideOptions::new(request, &settings, channel.partition.as_deref());
     let old_display = format!("{display}@{rev}");
-    let choice = record_format(request, &settings.channel_configs);
+    let choice = channel.choice;
     let unpaired = |old: Option<String>, new: Option<String>, status: &str| FileDiff {
         old,
         new,

@@ -22,9 +22,17 @@ pub(super) struct SideOptions {
 }
 
 impl SideOptions {
-    pub(super) fn new(request: &DiffRequest, settings: &FileSettings) -> SideOptions {
+    /// `channel_partition` is the channel configurations' `SourceName`, which wins.
+    pub(super) fn new(
+        request: &DiffRequest,
+        settings: &FileSettings,
+        channel_partition: Option<&str>,
+    ) -> SideOptions {
         SideOptions {
-            partition: request.partition.clone().or(settings.partition.clone()),
+            partition: channel_partition
+                .map(str::to_string)
+                .or_else(|| request.partition.clone())
+                .or_else(|| settings.partition.clone()),
             draft: request.draft.or(settings.draft),
             ref_root: settings
                 .ref_root

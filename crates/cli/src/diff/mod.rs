@@ -246,10 +246,20 @@ fn shown_path(path: &Path, dir: &Path) -> String {
         .to_string()
 }
 
+/// What the channel configurations that `schema2iceberg.toml` names for a schema decide.
+struct FromChannel {
+    /// The record format, or how it was chosen without one.
+    choice: FormatChoice,
+    /// The configurations' `SourceName`: the partition, as `check` takes it.
+    partition: Option<String>,
+}
+
 /// The record format from the channel configurations that `schema2iceberg.toml` names for the
 /// schema (`RecordFormatType`, `ValueConverter`), else from `--record-format`. Neither: `None`,
-/// and every change gets a verdict for each format rather than a guess.
-fn record_format(request: &DiffRequest, channel_configs: &[PathBuf]) -> FormatChoice {
+/// and every change gets a verdict for each format rather than a guess. The partition is their
+/// `SourceName`, which wins over `--partition` and the config's `partition`, as in `check`.
+fn from_channel(request: &DiffRequest, settings: &config::FileSettings) -> FromChannel {
+    let channel_configs = &settings.channel_configs;
     let mut notes = Vec::new();
     let mut files = Vec::new();
     for path in channel_configs {
@@ -261,7 +271,24 @@ fn record_format(request: &DiffRequest, channel_configs: &[PathBuf]) -> FormatCh
             )),
         }
     }
-    let found = check_channel_configs(&files).record_formats;
+    let checked = check_channel_configs(&files);
+    let partition = checked
+        .partition_sources
+        .first()
+        .map(|(source, _)| source.clone());
+    if let Some(source) = &partition {
+        if let Some(given) = request
+            .partition
+            .as_ref()
+            .or(settings.partition.as_ref())
+            .filter(|given| *given != source)
+        {
+            notes.push(format!(
+                "the channel configuration partitions on `{source}`, but `{given}` was given for this schema; the channel's `SourceName` is used"
+            ));
+        }
+    }
+    let found = checked.record_formats;
     let mut formats: Vec<RecordFormat> = found.iter().map(|(f, _)| *f).collect();
     formats.sort();
     formats.dedup();
@@ -269,7 +296,7 @@ fn record_format(request: &DiffRequest, channel_configs: &[PathBuf]) -> FormatCh
         .iter()
         .map(|(_, at)| format!("{}:{}:{}", at.file, at.line, at.column))
         .collect();
-    match formats.as_slice() {
+    let choice = match formats.as_slice() {
         [format] => {
             if let Some(flag) = request.record_format.filter(|f| f != format) {
                 notes.push(format!(
@@ -300,7 +327,8 @@ fn record_format(request: &DiffRequest, channel_configs: &[PathBuf]) -> FormatCh
                 notes,
             }
         }
-    }
+    };
+    FromChannel { choice, partition }
 }
 
 /// The configuration's mistakes, rendered under one `error:` line.
@@ -344,7 +372,8 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
             let new_bytes = std::fs::read(&new_full)
                 .map_err(|e| error(format!("cannot read `{}`: {e}", new_path.display())))?;
             let settings = config.settings_for(&new_full);
-            let options = SideOptions::new(request, &settings);
+            let channel = from_channel(request, &settings);
+            let options = SideOptions::new(request, &settings, channel.partition.as_deref());
             let old = load(
                 &old_path.display().to_string(),
                 &old_full,
@@ -357,8 +386,7 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
                 new_bytes,
                 &options,
             );
-            let choice = record_format(request, &settings.channel_configs);
-            files.push(pair(old, new, choice, &mut not_compiled));
+            files.push(pair(old, new, channel.choice, &mut not_compiled));
         }
         Some(rev) => {
             for entry in git_changes(&request.dir, rev, &request.files, &config)? {
