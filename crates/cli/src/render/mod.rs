@@ -7,6 +7,8 @@ use iceberg::spec::{NestedFieldRef, PartitionSpec, Schema, Type};
 use schema2iceberg_mapper::Compiled;
 use schema2iceberg_parser::{Diagnostic, Severity, Workspace};
 
+mod plain;
+
 /// Longest doc shown in the tree; the JSON output has the whole text.
 const DOC_WIDTH: usize = 72;
 
@@ -22,7 +24,7 @@ pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
         }
         None => out.push_str("no table: the schema has errors\n"),
     }
-    out.push_str(&diagnostics_and_summary(ws, compiled, color));
+    push_diagnostics_and_summary(&mut out, ws, compiled, color);
     out
 }
 
@@ -30,23 +32,28 @@ pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
 /// and what goes to standard error when standard output carries a machine format.
 pub fn diagnostics_and_summary(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
     let mut out = String::new();
+    push_diagnostics_and_summary(&mut out, ws, compiled, color);
+    out
+}
+
+/// Appends [`diagnostics_and_summary`] to `out`: the text output is 5.7 MB for Mozilla's
+/// largest schema, and each copy of it into a new buffer costs its page faults again.
+fn push_diagnostics_and_summary(
+    out: &mut String,
+    ws: &Workspace,
+    compiled: &Compiled,
+    color: bool,
+) {
     let source = |file: &str| {
         ws.documents()
             .iter()
             .find(|doc| *doc.display == *file)
             .and_then(|doc| doc.text_str())
     };
-    push_diagnostics(
-        &mut out,
-        &compiled.diagnostics,
-        &source,
-        color,
-        ("\n", "\n"),
-    );
+    push_diagnostics(out, &compiled.diagnostics, &source, color, ("\n", "\n"));
     out.push('\n');
     out.push_str(&summary(compiled));
     out.push('\n');
-    out
 }
 
 fn table(out: &mut String, schema: &Schema) {
@@ -161,7 +168,7 @@ pub(crate) fn push_diagnostics<'s>(
     let render_run = |out: &mut String, run: &[Diagnostic]| {
         for d in run {
             out.push_str(around.0);
-            out.push_str(&diagnostic(source(&d.location.file), d, color));
+            push_diagnostic(out, source(&d.location.file), d, color);
             out.push_str(around.1);
         }
     };
@@ -190,13 +197,18 @@ pub(crate) fn push_diagnostics<'s>(
                 })
             })
             .collect();
+        let mut texts = Vec::with_capacity(runs.len());
         for run in runs {
             match run.join() {
-                Ok(text) => out.push_str(&text),
+                Ok(text) => texts.push(text),
                 // A panic while rendering is a bug: let it end the run as it would have on
                 // this thread.
                 Err(panic) => std::panic::resume_unwind(panic),
             }
+        }
+        out.reserve(texts.iter().map(String::len).sum());
+        for text in texts {
+            out.push_str(&text);
         }
     });
 }
@@ -204,25 +216,82 @@ pub(crate) fn push_diagnostics<'s>(
 /// One diagnostic in rustc's style: title with code, `file:line:col`, the source line and a
 /// label, then the pointer, field and help.
 pub fn diagnostic(source: Option<&str>, d: &Diagnostic, color: bool) -> String {
-    let title = level(d.severity)
-        .primary_title(d.message.as_str())
-        .id(d.code);
-    let mut footer = Vec::new();
+    let mut out = String::new();
+    push_diagnostic(&mut out, source, d, color);
+    out
+}
+
+/// Appends [`diagnostic`] to `out`.
+fn push_diagnostic(out: &mut String, source: Option<&str>, d: &Diagnostic, color: bool) {
     let pointer = if d.location.pointer.is_empty() {
-        "(root)".to_string()
+        "(root)"
     } else {
-        d.location.pointer.clone()
+        d.location.pointer.as_str()
     };
     let place = match &d.field {
         Some(field) => format!("at {pointer}, column `{field}`"),
         None => format!("at {pointer}"),
     };
-    footer.push(Level::NOTE.message(place));
+    let window = source.and_then(|text| LineWindow::around(text, d));
+    let start = out.len();
+    match &window {
+        Some(window) if !color => {
+            if !plain::push_snippet(out, d, &place, &window.text, window.range.clone()) {
+                out.push_str(&by_annotate_snippets(
+                    d,
+                    &place,
+                    Some(window),
+                    Renderer::plain(),
+                ));
+            }
+        }
+        _ => {
+            let renderer = if color {
+                Renderer::styled()
+            } else {
+                Renderer::plain()
+            };
+            out.push_str(&by_annotate_snippets(d, &place, window.as_ref(), renderer));
+        }
+    }
+    if let Some(window) = window.as_ref().filter(|window| window.cut_start) {
+        // annotate-snippets counts the column in the `-->` line from the start of the text it
+        // was given, and so does `plain::push_snippet`; where the line's start was cut, that
+        // count is put right.
+        let place = |column: usize| format!("{}:{}:{column}", d.location.file, d.location.line);
+        let shown = window
+            .text
+            .get(..window.range.start)
+            .unwrap_or_default()
+            .chars()
+            .count()
+            + 1;
+        let fixed = out.get(start..).unwrap_or_default().replacen(
+            &place(shown),
+            &place(d.location.column),
+            1,
+        );
+        out.truncate(start);
+        out.push_str(&fixed);
+    }
+}
+
+/// The diagnostic as annotate-snippets renders it: every diagnostic in colour, and those that
+/// [`plain::push_snippet`] does not take in plain text.
+fn by_annotate_snippets(
+    d: &Diagnostic,
+    place: &str,
+    window: Option<&LineWindow<'_>>,
+    renderer: Renderer,
+) -> String {
+    let title = level(d.severity)
+        .primary_title(d.message.as_str())
+        .id(d.code);
+    let mut footer = vec![Level::NOTE.message(place)];
     if let Some(help) = &d.help {
         footer.push(Level::HELP.message(help.as_str()));
     }
-    let window = source.and_then(|text| LineWindow::around(text, d));
-    let group: Group<'_> = match &window {
+    let group: Group<'_> = match window {
         Some(window) => {
             let snippet = Snippet::source(window.text.as_ref())
                 .line_start(d.location.line)
@@ -239,28 +308,7 @@ pub fn diagnostic(source: Option<&str>, d: &Diagnostic, color: bool) -> String {
             footer.into_iter().fold(g, |g, m| g.element(m))
         }
     };
-    let renderer = if color {
-        Renderer::styled()
-    } else {
-        Renderer::plain()
-    };
-    let rendered = renderer.render(&[group]);
-    match &window {
-        // annotate-snippets counts the column in the `-->` line from the start of the text it
-        // was given; where the line's start was cut, that count is put right.
-        Some(window) if window.cut_start => {
-            let place = |column: usize| format!("{}:{}:{column}", d.location.file, d.location.line);
-            let shown = window
-                .text
-                .get(..window.range.start)
-                .unwrap_or_default()
-                .chars()
-                .count()
-                + 1;
-            rendered.replacen(&place(shown), &place(d.location.column), 1)
-        }
-        _ => rendered,
-    }
+    renderer.render(&[group])
 }
 
 /// A source line longer than this is cut around the span before it is rendered:
