@@ -147,7 +147,10 @@ Exit codes: 0 nothing reaches --fail-on, 1 something does (or a side does not co
 2 usage or I/O error. docs/diff.md explains why an innocent edit can change the table.";
 
 #[derive(Debug, clap::Args)]
-#[command(mut_arg("draft", |a| a.help("Read both sides as this draft, whatever their $schema says")))]
+#[command(
+    mut_arg("draft", |a| a.help("Read both sides as this draft, whatever their $schema says")),
+    mut_arg("ref_root", |a| a.help("The folder that file $refs may read from, for both sides [default: as check: the config's ref-root for NEW, else the config's folder, else the current directory]")),
+)]
 struct DiffArgs {
     /// OLD and NEW, or with --git the PATHS to look under [default: .]
     #[arg(value_name = "FILES")]
@@ -160,7 +163,7 @@ struct DiffArgs {
     #[arg(long, value_name = "FIELD")]
     partition: Option<String>,
     #[command(flatten)]
-    draft: DraftArg,
+    read: ReadArgs,
     /// How the channel's records are written, for schemas whose channel configuration
     /// schema2iceberg.toml does not name [default: verdicts for both]
     #[arg(long, value_enum, value_name = "FORMAT")]
@@ -464,12 +467,16 @@ fn run_diff(args: DiffArgs) -> ExitCode {
     if args.git.is_none() && args.files.len() != 2 {
         return usage_error("give OLD and NEW, or --git REV [PATHS]...");
     }
+    if let Err(message) = source::ref_root_is_dir(args.read.ref_root.as_deref()) {
+        return usage_error(&message);
+    }
     let request = diff::DiffRequest {
         dir: PathBuf::from("."),
         files: args.files,
         git: args.git,
         partition: args.partition,
-        draft: args.draft.draft,
+        draft: args.read.draft.draft,
+        ref_root: args.read.ref_root,
         record_format: args.record_format.map(diff::RecordFormatFlag::format),
         fail_on: args.fail_on,
         color: args.format == diff::DiffFormat::Text && color_enabled(args.color.color),

@@ -180,6 +180,16 @@ fn every_usage_error_starts_with_error() {
             "testdata/check/bad-config",
             vec!["diff", "a.json", "b.json"],
         ),
+        (
+            ".",
+            vec![
+                "diff",
+                "testdata/diff-cli/event-v1.json",
+                "testdata/diff-cli/event-v2.json",
+                "--ref-root",
+                "testdata/no-such-dir",
+            ],
+        ),
         ("<outside-git>", vec!["diff", "--git", "HEAD"]),
     ];
     let mut seen = String::new();

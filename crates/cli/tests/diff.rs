@@ -413,3 +413,69 @@ fn the_partition_comes_from_the_channel_configuration() {
         ])
     );
 }
+
+/// Schemas that `$ref` shared definitions outside their repository compile only with
+/// `--ref-root`: without it both sides stop at `ref-outside-root` and nothing is compared; with
+/// it, files mode and `--git` mode both find the new column.
+#[test]
+fn ref_root_widens_where_file_refs_may_read() {
+    let fixtures = root().join("testdata/diff-cli/shared-refs");
+    let mut request = DiffRequest::new(
+        fixtures.join("repo"),
+        vec![
+            PathBuf::from("schemas/order-v1.json"),
+            PathBuf::from("schemas/order-v2.json"),
+        ],
+    );
+    let mut out = String::from("===== without --ref-root =====\n");
+    out.push_str(&check(&request));
+    request.ref_root = Some(PathBuf::from(".."));
+    out.push_str("===== --ref-root .. =====\n");
+    out.push_str(&check(&request));
+    insta::assert_snapshot!(out);
+
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(dir.path().join("common")).unwrap();
+    std::fs::create_dir_all(repo.join("schemas")).unwrap();
+    std::fs::copy(
+        fixtures.join("common/money.json"),
+        dir.path().join("common/money.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixtures.join("repo/schema2iceberg.toml"),
+        repo.join("schema2iceberg.toml"),
+    )
+    .unwrap();
+    let order = repo.join("schemas/order.json");
+    std::fs::copy(fixtures.join("repo/schemas/order-v1.json"), &order).unwrap();
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "v1"]);
+    std::fs::copy(fixtures.join("repo/schemas/order-v2.json"), &order).unwrap();
+    let mut request = DiffRequest::new(&repo, Vec::new());
+    request.git = Some("HEAD".to_string());
+    let report = |request: &DiffRequest| -> serde_json::Value {
+        let diffed = run_diff(request, DiffFormat::Json).unwrap();
+        assert_eq!(diffed.exit, 1, "{}", diffed.stdout);
+        serde_json::from_str(&diffed.stdout).unwrap()
+    };
+    let without = report(&request);
+    assert_eq!(without["files"][0]["changes"], serde_json::json!([]));
+    assert!(
+        without["files"][0]["problem"]
+            .as_str()
+            .is_some_and(|s| s.contains("does not compile")),
+        "{without}"
+    );
+    request.ref_root = Some(PathBuf::from(".."));
+    let with = report(&request);
+    let kinds: Vec<(&str, &str)> = with["files"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["kind"].as_str().unwrap(), c["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kinds, [("column-added", "tax")], "{with}");
+}

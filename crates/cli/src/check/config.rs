@@ -101,6 +101,34 @@ pub struct FileSettings {
 }
 
 impl Config {
+    /// The reference root of the schema at `path`, for `check` and `diff` alike, so that both
+    /// read the same files: `flag` (`--ref-root`, relative to `dir`, the folder the command
+    /// runs in), else the config's `ref_root` for the schema, else rule 17's default with the
+    /// config's folder (or `dir`, without a config) as the current directory. A schema outside
+    /// that folder reads from its own folder.
+    pub fn ref_root_for(
+        &self,
+        flag: Option<&Path>,
+        dir: &Path,
+        settings: &FileSettings,
+        path: &Path,
+    ) -> PathBuf {
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        // With a config, its folder (docs/ci.md), so that running from a subfolder reads the
+        // same files.
+        flag.map(|r| dir.join(r))
+            .or(settings.ref_root.clone())
+            .unwrap_or_else(|| {
+                let base = if self.path.is_some() { &self.dir } else { dir };
+                let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+                if absolute.starts_with(&base) {
+                    base
+                } else {
+                    absolute.parent().map(Path::to_path_buf).unwrap_or(base)
+                }
+            })
+    }
+
     /// No config file: nothing skipped, no overrides, globs relative to `dir`.
     pub fn none(dir: &Path) -> Config {
         Config {

@@ -89,7 +89,12 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
         Ok(bytes) => bytes,
         Err(e) => return unreadable(schema, &e, request.color),
     };
-    let ref_root = ref_root_for(request, config, &settings, &schema.path);
+    let ref_root = config.ref_root_for(
+        request.ref_root.as_deref(),
+        &request.dir,
+        &settings,
+        &schema.path,
+    );
     let ws = source::workspace(
         &SchemaSource {
             display: &schema.display,
@@ -214,37 +219,6 @@ fn unreadable(schema: &Checkable, e: &std::io::Error, color: bool) -> SchemaOutc
     };
     let text = render_file_text(&schema.display, &[d], |_| None, color);
     SchemaOutcome { report, text }
-}
-
-/// The reference root of one schema: `--ref-root`, else the config's `ref_root` for it, else
-/// the default below.
-fn ref_root_for(
-    request: &CheckRequest,
-    config: &Config,
-    settings: &FileSettings,
-    path: &Path,
-) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    // Rule 17's default, with the folder `check` runs in as the current directory; with a
-    // config, its folder (docs/ci.md), so that running from a subfolder reads the same files.
-    request
-        .ref_root
-        .as_ref()
-        .map(|r| request.dir.join(r))
-        .or(settings.ref_root.clone())
-        .unwrap_or_else(|| {
-            let base = if config.path.is_some() {
-                &config.dir
-            } else {
-                &request.dir
-            };
-            let dir = std::path::absolute(base).unwrap_or_else(|_| base.clone());
-            if absolute.starts_with(&dir) {
-                dir
-            } else {
-                absolute.parent().map(Path::to_path_buf).unwrap_or(dir)
-            }
-        })
 }
 
 /// The outcome of a file that is not a table schema (a channel configuration, definitions only,

@@ -116,7 +116,12 @@ pub(super) fn git_pair(
     let full = request.dir.join(&entry.path);
     let settings = config.settings_for(&full);
     let channel = from_channel(request, &settings);
-    let options = SideOptions::new(request, &settings, channel.partition.as_deref());
+    let options = SideOptions::new(
+        request,
+        &settings,
+        config.ref_root_for(request.ref_root.as_deref(), &request.dir, &settings, &full),
+        channel.partition.as_deref(),
+    );
     let old_display = format!("{display}@{rev}");
     let choice = channel.choice;
     let unpaired = |old: Option<String>, new: Option<String>, status: &str| FileDiff {

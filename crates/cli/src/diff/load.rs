@@ -22,10 +22,12 @@ pub(super) struct SideOptions {
 }
 
 impl SideOptions {
-    /// `channel_partition` is the channel configurations' `SourceName`, which wins.
+    /// `ref_root` is the one `check` would read NEW with (`Config::ref_root_for`), and
+    /// `channel_partition` the channel configurations' `SourceName`, which wins.
     pub(super) fn new(
         request: &DiffRequest,
         settings: &FileSettings,
+        ref_root: PathBuf,
         channel_partition: Option<&str>,
     ) -> SideOptions {
         SideOptions {
@@ -34,10 +36,7 @@ impl SideOptions {
                 .or_else(|| request.partition.clone())
                 .or_else(|| settings.partition.clone()),
             draft: request.draft.or(settings.draft),
-            ref_root: settings
-                .ref_root
-                .clone()
-                .unwrap_or_else(|| request.dir.clone()),
+            ref_root,
             color: request.color,
         }
     }

@@ -62,6 +62,7 @@ impl DiffRequest {
             git: None,
             partition: None,
             draft: None,
+            ref_root: None,
             record_format: None,
             fail_on: FailOn::TableChange,
             color: false,
@@ -102,6 +103,9 @@ pub struct DiffRequest {
     pub partition: Option<String>,
     /// The draft override, for both sides.
     pub draft: Option<Draft>,
+    /// `--ref-root`, relative to `dir`: the folder that file `$ref`s may read from, for both
+    /// sides (otherwise as `check` finds it).
+    pub ref_root: Option<PathBuf>,
     /// `--record-format`: for a schema whose channel configuration `schema2iceberg.toml` does
     /// not name (the configuration wins where it does).
     pub record_format: Option<RecordFormat>,
@@ -373,7 +377,17 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
                 .map_err(|e| error(format!("cannot read `{}`: {e}", new_path.display())))?;
             let settings = config.settings_for(&new_full);
             let channel = from_channel(request, &settings);
-            let options = SideOptions::new(request, &settings, channel.partition.as_deref());
+            let options = SideOptions::new(
+                request,
+                &settings,
+                config.ref_root_for(
+                    request.ref_root.as_deref(),
+                    &request.dir,
+                    &settings,
+                    &new_full,
+                ),
+                channel.partition.as_deref(),
+            );
             let old = load(
                 &old_path.display().to_string(),
                 &old_full,
