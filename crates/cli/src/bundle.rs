@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use schema2iceberg_parser::Draft;
 
-use crate::source::{self, BasePath, SchemaSource};
+use crate::source::{self, SchemaSource};
 use crate::{render, EXIT_OK, EXIT_SCHEMA_ERRORS, EXIT_USAGE};
 
 /// Everything `bundle` needs.
@@ -51,7 +51,6 @@ pub fn bundle_file(request: &BundleRequest) -> BundleOutcome {
         &SchemaSource {
             display: &display,
             path: Some(&request.schema),
-            base: BasePath::Normalised,
             ref_root: request.ref_root.clone(),
             draft: request.draft,
         },

@@ -11,7 +11,7 @@ use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, Workspace};
 
 pub use handoff::TableOptions;
-use source::{BasePath, SchemaSource};
+use source::SchemaSource;
 
 pub mod bundle;
 pub mod check;
@@ -717,7 +717,6 @@ fn compile_request(request: &CompileRequest, bytes: Vec<u8>) -> CompiledRequest 
         &SchemaSource {
             display: &request.name,
             path: request.path.as_deref(),
-            base: BasePath::Normalised,
             ref_root: request.ref_root.clone(),
             draft: request.draft,
         },

@@ -16,8 +16,6 @@ pub(crate) struct SchemaSource<'a> {
     /// The file the text was read from: the base URL and the default reference root come from
     /// it. `None` for standard input, which resolves against the current directory.
     pub path: Option<&'a Path>,
-    /// How `path` is made absolute for the base URL.
-    pub base: BasePath,
     /// The reference root; `None` for rule 17's default: the parser's `default_ref_root` of
     /// `path`, or the current directory for standard input.
     pub ref_root: Option<PathBuf>,
@@ -25,29 +23,15 @@ pub(crate) struct SchemaSource<'a> {
     pub draft: Option<Draft>,
 }
 
-/// How a schema's path becomes the absolute path of its base URL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BasePath {
-    /// `.` and `..` removed by their text (the parser's `absolute_path`), as `compile` and
-    /// `bundle` name a file the user gave.
-    Normalised,
-    /// Absolute as `std::path::absolute` makes it, `..` kept: `check` and `diff` join every
-    /// path to the folder they run in and make their reference roots absolute the same way, so
-    /// the parser's lexical root check compares paths written alike.
-    Joined,
-}
-
 /// Builds the workspace of one schema from its bytes, reading every file its `$ref`s reach
 /// inside the reference root.
 pub(crate) fn workspace(source: &SchemaSource<'_>, bytes: Vec<u8>) -> Workspace {
     let cwd = || std::env::current_dir().unwrap_or_default();
-    let absolute = match (source.path, source.base) {
-        (Some(path), BasePath::Normalised) => absolute_path(path),
-        (Some(path), BasePath::Joined) => {
-            std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-        }
-        (None, _) => cwd().join("<stdin>"),
-    };
+    // `.` and `..` removed by their text, as URLs resolve them: a base URL that kept a `..`
+    // segment would have a `$ref`'s own `..` cancel it instead of the folder above.
+    let absolute = source
+        .path
+        .map_or_else(|| cwd().join("<stdin>"), absolute_path);
     let ref_root = source
         .ref_root
         .clone()

@@ -416,6 +416,57 @@ fn a_dotdot_file_ref_compiles_the_same_from_any_current_directory() {
     assert_eq!(beside.status.code(), Some(0));
 }
 
+/// A schema named through `..` (`check ..` from a subfolder) is the same file as the schema
+/// named directly: its `$ref`s resolve to the same files in `check`, `diff` and `compile`. A file
+/// URL that kept the `..` made a two-level `../../common/money.json` resolve one folder too deep.
+#[test]
+fn a_schema_named_through_dotdot_resolves_its_refs_as_named_directly() {
+    let dir = root().join("testdata/diff-cli/shared-refs/repo/schemas");
+    let at = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+            .args(args)
+            .args(["--ref-root", "../..", "--color", "never"])
+            .current_dir(&dir)
+            .output()
+            .expect("the binary runs")
+    };
+    let direct = at(&["check", "order-v1.json", "--format", "json"]);
+    assert_eq!(direct.status.code(), Some(0), "{}", stdout(&direct));
+    for through in [
+        vec!["check", "../schemas/order-v1.json", "--format", "json"],
+        vec![
+            "check",
+            "../schemas/../schemas/order-v1.json",
+            "--format",
+            "json",
+        ],
+    ] {
+        let o = at(&through);
+        assert_eq!(stdout(&o), stdout(&direct), "{through:?}");
+    }
+    let all = at(&["check", ".."]);
+    assert_eq!(all.status.code(), Some(0), "{}", stdout(&all));
+    assert!(
+        stdout(&all).contains("checked 2 files: 0 errors, 3 warnings"),
+        "{}",
+        stdout(&all)
+    );
+    let diffed = at(&[
+        "diff",
+        "../schemas/order-v1.json",
+        "../schemas/order-v2.json",
+    ]);
+    assert_eq!(diffed.status.code(), Some(1), "{}", stdout(&diffed));
+    assert!(
+        stdout(&diffed).contains("column-added `tax`"),
+        "{}",
+        stdout(&diffed)
+    );
+    let compiled = at(&["compile", "../schemas/order-v2.json"]);
+    assert_eq!(compiled.status.code(), Some(0), "{}", stderr(&compiled));
+    assert!(stdout(&compiled).contains("tax: decimal(38, 2)"));
+}
+
 #[test]
 fn bundle_writes_stdout_or_output_and_exits_like_compile() {
     let to_stdout = run(&["bundle", "testdata/bundle/nested/schema.json"], None);

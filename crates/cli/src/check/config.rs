@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
-use schema2iceberg_parser::{Diagnostic, Draft, LineIndex, Location, Span};
+use schema2iceberg_parser::{absolute_path, Diagnostic, Draft, LineIndex, Location, Span};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -113,14 +113,14 @@ impl Config {
         settings: &FileSettings,
         path: &Path,
     ) -> PathBuf {
-        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let absolute = absolute_path(path);
         // With a config, its folder (docs/ci.md), so that running from a subfolder reads the
         // same files.
         flag.map(|r| dir.join(r))
             .or(settings.ref_root.clone())
             .unwrap_or_else(|| {
                 let base = if self.path.is_some() { &self.dir } else { dir };
-                let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+                let base = absolute_path(base);
                 if absolute.starts_with(&base) {
                     base
                 } else {
@@ -177,8 +177,8 @@ impl Config {
 
 /// Finds `schema2iceberg.toml` in `start` or one of its parents.
 pub fn find(start: &Path) -> Option<PathBuf> {
-    let start = std::path::absolute(start).ok()?;
-    start
+    // `..` removed by its text: the ancestors of `sub/..` start at `sub` otherwise.
+    absolute_path(start)
         .ancestors()
         .map(|dir| dir.join(FILE_NAME))
         .find(|candidate| candidate.is_file())

@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use schema2iceberg_parser::absolute_path;
 
 /// Expands the command-line paths into a sorted list of files. A path that is neither a file, a
 /// directory nor a glob matching something is an error, named as the user wrote it (`shown`).
@@ -83,10 +84,9 @@ pub fn matches_any(path: &Path, set: &GlobSet, base: &Path) -> bool {
     if set.is_match(cleaned) {
         return true;
     }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
-    absolute
-        .strip_prefix(&base)
+    // `..` removed by its text, so that `schemas/../schemas/a.json` matches `schemas/*.json`.
+    absolute_path(path)
+        .strip_prefix(absolute_path(base))
         .is_ok_and(|relative| set.is_match(relative))
 }
 

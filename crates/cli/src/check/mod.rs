@@ -14,7 +14,7 @@ mod severity;
 
 use std::path::{Path, PathBuf};
 
-use schema2iceberg_parser::Draft;
+use schema2iceberg_parser::{absolute_path, Draft};
 
 use output::Report;
 use plan::Planned;
@@ -100,9 +100,9 @@ pub struct UsageError {
 /// with `../` for a file above it, so that GitHub attaches annotations to repository paths.
 /// Schemas, the files their `$ref`s reach, channel configurations and the config follow this one
 /// rule; only a file on another drive (Windows) keeps its absolute path.
-fn display_of(path: &Path, dir: &Path) -> String {
-    let path = lexical_absolute(path);
-    let dir = lexical_absolute(dir);
+pub(crate) fn display_of(path: &Path, dir: &Path) -> String {
+    let path = absolute_path(path);
+    let dir = absolute_path(dir);
     let common = path
         .components()
         .zip(dir.components())
@@ -121,23 +121,6 @@ fn display_of(path: &Path, dir: &Path) -> String {
     } else {
         relative.display().to_string()
     }
-}
-
-/// `path` made absolute against the current directory, with `.` and `..` removed by their text
-/// (as a shell's `cd` does), so that `schemas/../channels/x.json` and `channels/x.json` agree.
-fn lexical_absolute(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut cleaned = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                cleaned.pop();
-            }
-            other => cleaned.push(other),
-        }
-    }
-    cleaned
 }
 
 /// Runs the whole check.

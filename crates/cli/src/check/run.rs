@@ -17,7 +17,7 @@ use super::report::render_file_text;
 use super::severity::Overrides;
 use super::{display_of, CheckFormat, CheckRequest};
 use crate::codes;
-use crate::source::{self, BasePath, SchemaSource};
+use crate::source::{self, SchemaSource};
 
 /// One schema's result: its report, and its text block (empty unless the format is text).
 pub(super) struct SchemaOutcome {
@@ -99,7 +99,6 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
         &SchemaSource {
             display: &schema.display,
             path: Some(&schema.path),
-            base: BasePath::Joined,
             ref_root: Some(ref_root),
             draft: request.draft.or(settings.draft),
         },

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use schema2iceberg_parser::absolute_path;
+
 use crate::check::config::Config;
 
 use super::load::{load, SideOptions};
@@ -44,7 +46,7 @@ fn inside_repository(dir: &Path) -> Result<(), DiffError> {
     if inside.status.success() && String::from_utf8_lossy(&inside.stdout).trim() == "true" {
         Ok(())
     } else {
-        let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let shown = absolute_path(dir);
         Err(error(format!(
             "--git compares with a revision, but `{}` is not inside a git repository",
             shown.display()

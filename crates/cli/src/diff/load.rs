@@ -10,7 +10,7 @@ use schema2iceberg_parser::{Draft, Severity};
 use super::DiffRequest;
 use crate::check::config::FileSettings;
 use crate::render;
-use crate::source::{self, BasePath, SchemaSource};
+use crate::source::{self, SchemaSource};
 
 /// How both sides of one pair are read: the flags of the request over the settings that
 /// `schema2iceberg.toml` gives NEW's path.
@@ -89,7 +89,6 @@ pub(super) fn load(
         &SchemaSource {
             display,
             path: Some(path_for_refs),
-            base: BasePath::Joined,
             ref_root: Some(ref_root.to_path_buf()),
             draft,
         },

@@ -6,7 +6,7 @@ mod git;
 mod load;
 mod output;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use schema2iceberg_mapper::channel::{check_channel_configs, RecordFormat};
@@ -16,6 +16,7 @@ use schema2iceberg_parser::{Draft, JsonFile};
 use serde::Serialize;
 
 use crate::check::config::{self, Config};
+use crate::check::display_of;
 use crate::render;
 use git::{git_changes, git_pair};
 use load::{load, Loaded, NotCompiled, SideOptions};
@@ -241,15 +242,6 @@ impl FormatChoice {
     }
 }
 
-fn shown_path(path: &Path, dir: &Path) -> String {
-    let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    path.strip_prefix(&dir)
-        .unwrap_or(&path)
-        .display()
-        .to_string()
-}
-
 /// What the channel configurations that `schema2iceberg.toml` names for a schema decide.
 struct FromChannel {
     /// The record format, or how it was chosen without one.
@@ -267,7 +259,7 @@ fn from_channel(request: &DiffRequest, settings: &config::FileSettings) -> FromC
     let mut notes = Vec::new();
     let mut files = Vec::new();
     for path in channel_configs {
-        let shown = shown_path(path, &request.dir);
+        let shown = display_of(path, &request.dir);
         match std::fs::read(path) {
             Ok(bytes) => files.push(JsonFile::parse(shown, bytes).0),
             Err(e) => notes.push(format!(
@@ -354,7 +346,7 @@ fn config_error(
 pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, DiffError> {
     let config = match config::find(&request.dir) {
         Some(path) => {
-            let display = shown_path(&path, &request.dir);
+            let display = display_of(&path, &request.dir);
             let text = std::fs::read_to_string(&path)
                 .map_err(|e| error(format!("cannot read `{display}`: {e}")))?;
             config::load(&path, &display, &text)

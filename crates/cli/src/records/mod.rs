@@ -16,11 +16,11 @@ use schema2iceberg_mapper::records::{
     parse_uuid, RecordChecker, RecordFormat, RecordOptions, SetupError,
 };
 use schema2iceberg_mapper::CompileOptions;
-use schema2iceberg_parser::{JsonFile, Location, Severity, Workspace};
+use schema2iceberg_parser::{absolute_path, JsonFile, Location, Severity, Workspace};
 
 use crate::check::config::{self, FileSettings};
 use crate::diff::RecordFormatFlag;
-use crate::source::{self, BasePath, SchemaSource};
+use crate::source::{self, SchemaSource};
 use crate::{
     color_enabled, render, stderr_color_enabled, stdout_written, usage_error, ColorArg, ColorWhen,
     ReadArgs,
@@ -204,7 +204,6 @@ pub(crate) fn prepare(args: &RecordSourceArgs, color: ColorWhen) -> Result<Prepa
         &SchemaSource {
             display: &display,
             path: (!schema_from_stdin).then_some(args.schema.as_path()),
-            base: BasePath::Normalised,
             ref_root: args.read.ref_root.clone(),
             draft: args.read.draft.draft,
         },
@@ -305,8 +304,7 @@ fn toml_settings(schema: Option<&Path>) -> Result<FileSettings, String> {
         }
         message.trim_end().to_string()
     })?;
-    let absolute = std::path::absolute(schema).unwrap_or_else(|_| schema.to_path_buf());
-    Ok(config.settings_for(&absolute))
+    Ok(config.settings_for(&absolute_path(schema)))
 }
 
 pub(crate) fn at(location: &Location) -> String {

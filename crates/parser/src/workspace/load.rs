@@ -86,7 +86,9 @@ impl Workspace {
     pub fn from_bytes(display: &str, bytes: Vec<u8>, base: Url, options: LoadOptions) -> Workspace {
         let ref_root = options.ref_root.as_deref().and_then(|root| {
             Some(RefRoot {
-                absolute: std::path::absolute(root).ok()?,
+                // `..` removed by its text, as in the file paths made from `$ref` URLs, so
+                // that the two compare alike; `canonical` is the check through links.
+                absolute: absolute_path(root),
                 canonical: std::fs::canonicalize(root).ok()?,
             })
         });
