@@ -98,6 +98,7 @@ pub fn run(repository: &Path, args: &[String], cargo: fn(&[&str]) -> bool) -> Re
     memory(&setup, &mut report, &mut goals)?;
     check_corpus(&setup, &mut report, &mut goals)?;
     linear(&setup, &mut report)?;
+    huge_pages(&setup, &mut report)?;
     start_up(&setup, &mut report, &mut goals)?;
     report.push_str("\ngoals:\n");
     for (goal, met) in &goals {
@@ -476,6 +477,62 @@ fn linear(setup: &Setup, report: &mut String) -> Result<(), String> {
     report.push_str(
         "\n(per unit: the run's time above the floor's, over the columns or diagnostics)\n",
     );
+    Ok(())
+}
+
+/// The lever that is measured but not pulled: glibc's malloc asked to back its heap with
+/// transparent huge pages (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, glibc 2.35 or later), which
+/// turns thousands of page faults into a few. The same runs with and without it; both go
+/// through `env`, so that the extra exec is on both sides. Run after `linear`, whose generated
+/// schemas it reads.
+fn huge_pages(setup: &Setup, report: &mut String) -> Result<(), String> {
+    let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .map_or_else(|_| "not available".to_string(), |t| t.trim().to_string());
+    let _ = write!(
+        report,
+        "\n### glibc's malloc with transparent huge pages (measured, not the default)\n\nTransparent huge pages on this machine: `{thp}`. Each row runs `env GLIBC_TUNABLES= …` \
+         against `env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 …`.\n\n| run | as shipped | hugetlb=1 | ratio |\n|---|---:|---:|---:|\n"
+    );
+    let mozilla = setup.corpus.join(MOZILLA);
+    let columns = setup.scratch.join("columns-100000.schema.json");
+    let warnings = setup.scratch.join("uppercase-40000.schema.json");
+    let env = Path::new("env");
+    let tool = setup.tool.to_str().ok_or("a tool path that is not UTF-8")?;
+    for (label, file, format) in [
+        ("Mozilla file, JSON", &mozilla, "json"),
+        ("Mozilla file, text", &mozilla, "text"),
+        ("100,000 columns, JSON", &columns, "json"),
+        ("40,000 warnings, text", &warnings, "text"),
+    ] {
+        let file = file.to_str().ok_or("a path that is not UTF-8")?;
+        let args = |tunables: &'static str| {
+            [
+                tunables, tool, "compile", "--color", "never", "--format", format, file,
+            ]
+        };
+        let times = hyperfine(
+            setup,
+            &[
+                Cmd::new("shipped", env, &args("GLIBC_TUNABLES=")),
+                Cmd::new(
+                    "hugetlb",
+                    env,
+                    &args("GLIBC_TUNABLES=glibc.malloc.hugetlb=1"),
+                ),
+            ],
+            false,
+        )?;
+        let [shipped, huge] = times[..] else {
+            return Err("hyperfine gave fewer results than commands".to_string());
+        };
+        let _ = writeln!(
+            report,
+            "| {label} | {} | {} | {:.2}× |",
+            ms(shipped),
+            ms(huge),
+            huge / shipped
+        );
+    }
     Ok(())
 }
 
