@@ -34,7 +34,7 @@
 //! // Keywords keep the exact text of numbers, and every node knows where it is written.
 //! let root = ws.keywords(ws.root().unwrap()).unwrap();
 //! let price = &root.properties.as_ref().unwrap().value[0];
-//! let multiple_of = &ws.keywords(price.schema).unwrap().multiple_of.as_ref().unwrap().value;
+//! let multiple_of = &ws.keywords(price.schema).unwrap().multiple_of().unwrap().value;
 //! assert_eq!(multiple_of.as_str(), "0.010");
 //! assert_eq!(multiple_of.scale(), 2);
 //! let location = ws.schema_location(price.schema);
@@ -74,8 +74,8 @@ pub use draft::Draft;
 pub use file::JsonFile;
 pub use number::Number;
 pub use schema::{
-    keyword_name, DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema,
-    SchemaId, SchemaKind, Site, TypeName, KEYWORD_NAMES,
+    keyword_name, DocId, Exclusive, Items, Keyword, Keywords, Property, RareKeywords, Reference,
+    Schema, SchemaId, SchemaKind, Site, TypeName, KEYWORD_NAMES,
 };
 pub use span::{LineIndex, Span};
 pub use url::Url;

@@ -167,7 +167,8 @@ pub enum Items {
 }
 
 /// The keywords of an object schema that the compiler reads. Anything else is kept only as a
-/// name in [`Keywords::keys`].
+/// name in [`Keywords::keys`]. The ones that most schemas write are fields; the others are in
+/// [`RareKeywords`], read through the methods of the same names.
 #[derive(Debug, Clone, Default)]
 pub struct Keywords {
     /// Every key of the object, in order, with its value. A JSON-Schema keyword's name is
@@ -179,6 +180,23 @@ pub struct Keywords {
     pub types: Option<Keyword<Vec<TypeName>>>,
     /// `format`
     pub format: Option<Keyword<String>>,
+    /// `properties`
+    pub properties: Option<Keyword<Vec<Property>>>,
+    /// `required`: each name with its JSON value.
+    pub required: Option<Keyword<Vec<Keyword<String>>>>,
+    /// `items`
+    pub items: Option<Keyword<Items>>,
+    /// `description`
+    pub description: Option<Keyword<String>>,
+    /// The other keywords, allocated only for a schema that writes one of them: a leaf such
+    /// as `{"type": "integer", "description": "…"}` is the common node of a large schema, and
+    /// keeping every keyword inline made each node 672 bytes.
+    pub(crate) rare: Option<Box<RareKeywords>>,
+}
+
+/// The keywords that a schema node keeps apart from [`Keywords`]' fields.
+#[derive(Debug, Clone, Default)]
+pub struct RareKeywords {
     /// `contentEncoding`
     pub content_encoding: Option<Keyword<String>>,
     /// `encoding` (the Kinesis page's wording for binary strings)
@@ -197,24 +215,61 @@ pub struct Keywords {
     pub minimum: Option<Keyword<Number>>,
     /// `exclusiveMinimum`
     pub exclusive_minimum: Option<Keyword<Exclusive>>,
-    /// `properties`
-    pub properties: Option<Keyword<Vec<Property>>>,
-    /// `required`: each name with its JSON value.
-    pub required: Option<Keyword<Vec<Keyword<String>>>>,
     /// `additionalProperties`
     pub additional_properties: Option<Keyword<SchemaId>>,
     /// `patternProperties`
     pub pattern_properties: Option<Keyword<Vec<SchemaId>>>,
-    /// `items`
-    pub items: Option<Keyword<Items>>,
     /// `allOf`
     pub all_of: Option<Keyword<Vec<SchemaId>>>,
     /// `anyOf`
     pub any_of: Option<Keyword<Vec<SchemaId>>>,
     /// `oneOf`
     pub one_of: Option<Keyword<Vec<SchemaId>>>,
-    /// `description`
-    pub description: Option<Keyword<String>>,
+}
+
+/// One reader method on [`Keywords`] for each field of [`RareKeywords`].
+macro_rules! rare_keyword_readers {
+    ($($(#[$doc:meta])* $name:ident: $type:ty;)*) => {
+        impl Keywords {
+            $(
+                $(#[$doc])*
+                pub fn $name(&self) -> Option<&Keyword<$type>> {
+                    self.rare.as_deref()?.$name.as_ref()
+                }
+            )*
+        }
+    };
+}
+
+rare_keyword_readers! {
+    /// `contentEncoding`
+    content_encoding: String;
+    /// `encoding` (the Kinesis page's wording for binary strings)
+    encoding: String;
+    /// `enum`: its values.
+    enum_values: Vec<JsonId>;
+    /// `const`
+    const_value: JsonId;
+    /// `multipleOf`
+    multiple_of: Number;
+    /// `maximum`
+    maximum: Number;
+    /// `exclusiveMaximum`
+    exclusive_maximum: Exclusive;
+    /// `minimum`
+    minimum: Number;
+    /// `exclusiveMinimum`
+    exclusive_minimum: Exclusive;
+    /// `additionalProperties`
+    additional_properties: SchemaId;
+    /// `patternProperties`
+    pattern_properties: Vec<SchemaId>;
+    /// `allOf`
+    all_of: Vec<SchemaId>;
+    /// `anyOf`
+    any_of: Vec<SchemaId>;
+    /// `oneOf`
+    one_of: Vec<SchemaId>;
 }
 
 /// The keywords of drafts 04, 06 and 07 (and `$defs`, `encoding`), sorted: the names that
@@ -286,6 +341,11 @@ impl Keywords {
     /// The JSON value of the key `name`, if the object has it.
     pub fn key(&self, name: &str) -> Option<JsonId> {
         self.keys.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+    }
+
+    /// The rarer keywords, for setting one: allocated on first use.
+    pub fn rare_mut(&mut self) -> &mut RareKeywords {
+        self.rare.get_or_insert_with(Box::default)
     }
 }
 

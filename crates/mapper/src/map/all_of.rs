@@ -55,7 +55,7 @@ impl Mapper<'_> {
         match ws.schema(id).map(|s| &s.kind) {
             Some(SchemaKind::Object(k)) => {
                 parts.push(id);
-                if let Some(all_of) = &k.all_of {
+                if let Some(all_of) = k.all_of() {
                     for branch in &all_of.value {
                         match self.resolve_chain(*branch, field) {
                             Some(resolved) => {

@@ -220,7 +220,7 @@ impl<'w> Mapper<'w> {
         let declared = self.declared_types(&kws, field)?;
         let first =
             |f: fn(&Keywords) -> bool| kws.iter().find(|(_, k)| f(k)).map(|(s, k)| (*s, *k));
-        let enum_part = first(|k| k.enum_values.is_some() || k.const_value.is_some());
+        let enum_part = first(|k| k.enum_values().is_some() || k.const_value().is_some());
         let mut nullable = declared
             .as_ref()
             .is_some_and(|(_, t)| t.contains(&TypeName::Null));

@@ -28,7 +28,7 @@ impl Mapper<'_> {
         let ws = self.ws;
         let properties = merge_properties(kws);
         for (sid, k) in kws {
-            if let Some(pattern) = &k.pattern_properties {
+            if let Some(pattern) = k.pattern_properties() {
                 let location = self.at(*sid, pattern.at);
                 self.emit(
                     &codes::PATTERN_PROPERTIES_IGNORED,
@@ -38,7 +38,7 @@ impl Mapper<'_> {
                 );
             }
         }
-        let additional = first(kws, |k| k.additional_properties.as_ref());
+        let additional = first(kws, |k| k.additional_properties());
         let value_schema = additional.filter(|(_, a)| {
             matches!(
                 ws.schema(a.value).map(|s| &s.kind),
@@ -277,7 +277,7 @@ impl Mapper<'_> {
     ) {
         let ws = self.ws;
         let has_properties = kws.iter().any(|(_, k)| k.properties.is_some());
-        let has_patterns = kws.iter().any(|(_, k)| k.pattern_properties.is_some());
+        let has_patterns = kws.iter().any(|(_, k)| k.pattern_properties().is_some());
         let closed = additional.is_some_and(|(_, a)| {
             matches!(
                 ws.schema(a.value).map(|s| &s.kind),

@@ -79,7 +79,7 @@ impl Mapper<'_> {
     ) -> Option<(Ty, bool)> {
         let ws = self.ws;
         let (keyword, values): (&str, Vec<schema2iceberg_parser::json::JsonId>) =
-            match (&k.enum_values, &k.const_value) {
+            match (k.enum_values(), k.const_value()) {
                 (Some(e), _) => ("enum", e.value.clone()),
                 (None, Some(c)) => ("const", vec![c.value]),
                 (None, None) => ("enum", Vec::new()),
@@ -133,8 +133,8 @@ impl Mapper<'_> {
         field: &str,
     ) -> PrimitiveType {
         let limit = Number::from_json_text(TWO_POW_31);
-        let maximum = first(kws, |k| k.maximum.as_ref());
-        let exclusive = first(kws, |k| k.exclusive_maximum.as_ref());
+        let maximum = first(kws, |k| k.maximum());
+        let exclusive = first(kws, |k| k.exclusive_maximum());
         let at_most = |n: &Number| n.cmp_exact(&limit).is_le();
         let by_exclusive = matches!(exclusive, Some((_, Keyword { value: Exclusive::Bound(b), .. })) if at_most(b));
         let by_maximum = maximum.is_some_and(|(_, m)| at_most(&m.value));
@@ -264,7 +264,7 @@ impl Mapper<'_> {
         kws: &[(SchemaId, &Keywords)],
         field: &str,
     ) -> Option<()> {
-        let Some((sid, multiple_of)) = first(kws, |k| k.multiple_of.as_ref()) else {
+        let Some((sid, multiple_of)) = first(kws, |k| k.multiple_of()) else {
             return Some(());
         };
         if multiple_of.value.is_positive() {
@@ -288,7 +288,7 @@ impl Mapper<'_> {
         kws: &[(SchemaId, &Keywords)],
         field: &str,
     ) -> Option<PrimitiveType> {
-        let Some((sid, multiple_of)) = first(kws, |k| k.multiple_of.as_ref()) else {
+        let Some((sid, multiple_of)) = first(kws, |k| k.multiple_of()) else {
             return Some(PrimitiveType::Double);
         };
         let location = self.at(sid, multiple_of.at);
@@ -344,13 +344,13 @@ struct Bound {
 fn bound_past(kws: &[(SchemaId, &Keywords)], side: Side, outside: &Number) -> Option<Bound> {
     let (inclusive, exclusive, names) = match side {
         Side::Upper => (
-            first(kws, |k| k.maximum.as_ref()),
-            first(kws, |k| k.exclusive_maximum.as_ref()),
+            first(kws, |k| k.maximum()),
+            first(kws, |k| k.exclusive_maximum()),
             ("maximum", "exclusiveMaximum"),
         ),
         Side::Lower => (
-            first(kws, |k| k.minimum.as_ref()),
-            first(kws, |k| k.exclusive_minimum.as_ref()),
+            first(kws, |k| k.minimum()),
+            first(kws, |k| k.exclusive_minimum()),
             ("minimum", "exclusiveMinimum"),
         ),
     };
@@ -413,10 +413,10 @@ pub(super) fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
     {
         return ty.clone();
     }
-    if text(|k| k.content_encoding.as_ref()) == Some("base64") {
+    if text(|k| k.content_encoding()) == Some("base64") {
         return PrimitiveType::Binary;
     }
-    if matches!(text(|k| k.encoding.as_ref()), Some("byte" | "base64")) {
+    if matches!(text(|k| k.encoding()), Some("byte" | "base64")) {
         return PrimitiveType::Binary;
     }
     PrimitiveType::String

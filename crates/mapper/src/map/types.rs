@@ -26,7 +26,7 @@ impl Mapper<'_> {
         let mut compositions = Vec::new();
         let declared = declared_single(kws);
         for (sid, k) in kws {
-            for (name, keyword) in [("anyOf", &k.any_of), ("oneOf", &k.one_of)] {
+            for (name, keyword) in [("anyOf", k.any_of()), ("oneOf", k.one_of())] {
                 let Some(branches) = keyword else { continue };
                 let mut resolved = Vec::with_capacity(branches.value.len());
                 for branch in &branches.value {
@@ -139,7 +139,7 @@ impl Mapper<'_> {
     ) -> Option<TypeName> {
         let implied = if kws
             .iter()
-            .any(|(_, k)| k.properties.is_some() || k.additional_properties.is_some())
+            .any(|(_, k)| k.properties.is_some() || k.additional_properties().is_some())
         {
             Some((TypeName::Object, "`properties` or `additionalProperties`"))
         } else if kws.iter().any(|(_, k)| k.items.is_some()) {
@@ -236,7 +236,7 @@ impl Mapper<'_> {
             k.types.is_some()
                 || k.properties.is_some()
                 || k.items.is_some()
-                || k.enum_values.is_some()
+                || k.enum_values().is_some()
                 || k.format.is_some()
         });
         match (nulls, others.as_slice()) {
@@ -283,7 +283,7 @@ impl Mapper<'_> {
         let string_values = resolved_others.len() > 1
             && resolved_others.iter().all(|r| {
                 ws.keywords(*r).is_some_and(|k| {
-                    (k.const_value.is_some() || k.enum_values.is_some())
+                    (k.const_value().is_some() || k.enum_values().is_some())
                         && k.types
                             .as_ref()
                             .is_none_or(|t| t.value == [TypeName::String])

@@ -202,8 +202,8 @@ impl Workspace {
                 });
                 match read.member.key.as_str() {
                     "format" => k.format = keyword,
-                    "contentEncoding" => k.content_encoding = keyword,
-                    "encoding" => k.encoding = keyword,
+                    "contentEncoding" => k.rare_mut().content_encoding = keyword,
+                    "encoding" => k.rare_mut().encoding = keyword,
                     _ => k.description = keyword,
                 }
             }
@@ -215,12 +215,12 @@ impl Workspace {
     fn read_values(&self, read: &Read<'_>, k: &mut Keywords, problems: &mut Vec<Diagnostic>) {
         let at = read.member.value;
         if read.member.key == "const" {
-            k.const_value = Some(Keyword { value: at, at });
+            k.rare_mut().const_value = Some(Keyword { value: at, at });
             return;
         }
         match read.value {
             JsonValue::Array(items) => {
-                k.enum_values = Some(Keyword {
+                k.rare_mut().enum_values = Some(Keyword {
                     value: items.clone(),
                     at,
                 })
@@ -241,9 +241,9 @@ impl Workspace {
                         at,
                     });
                     match read.member.key.as_str() {
-                        "multipleOf" => k.multiple_of = keyword,
-                        "maximum" => k.maximum = keyword,
-                        _ => k.minimum = keyword,
+                        "multipleOf" => k.rare_mut().multiple_of = keyword,
+                        "maximum" => k.rare_mut().maximum = keyword,
+                        _ => k.rare_mut().minimum = keyword,
                     }
                 }
                 _ => problems.push(self.invalid(read, "a number")),
@@ -264,9 +264,9 @@ impl Workspace {
                     at,
                 });
                 if read.member.key == "exclusiveMaximum" {
-                    k.exclusive_maximum = keyword;
+                    k.rare_mut().exclusive_maximum = keyword;
                 } else {
-                    k.exclusive_minimum = keyword;
+                    k.rare_mut().exclusive_minimum = keyword;
                 }
             }
         }
@@ -301,7 +301,7 @@ impl Workspace {
             "required" => self.read_required(read, k, problems),
             "additionalProperties" => {
                 let schema = self.subschema(doc, at, base, problems, &member.key);
-                k.additional_properties = schema.map(|s| Keyword { value: s, at });
+                k.rare_mut().additional_properties = schema.map(|s| Keyword { value: s, at });
             }
             _ => {
                 if let JsonValue::Object(entries) = read.value {
@@ -316,7 +316,7 @@ impl Workspace {
                         }
                     }
                     if member.key == "patternProperties" {
-                        k.pattern_properties = Some(Keyword { value: list, at });
+                        k.rare_mut().pattern_properties = Some(Keyword { value: list, at });
                     }
                 } else if member.key != "dependencies" {
                     problems.push(self.invalid(read, "an object"));
@@ -389,9 +389,9 @@ impl Workspace {
                 let list: Vec<SchemaId> = items.iter().map(|i| self.build(doc, *i, base)).collect();
                 let keyword = Some(Keyword { value: list, at });
                 match read.member.key.as_str() {
-                    "allOf" => k.all_of = keyword,
-                    "anyOf" => k.any_of = keyword,
-                    _ => k.one_of = keyword,
+                    "allOf" => k.rare_mut().all_of = keyword,
+                    "anyOf" => k.rare_mut().any_of = keyword,
+                    _ => k.rare_mut().one_of = keyword,
                 }
             }
             _ => problems.push(self.invalid(read, "a non-empty array of schemas")),
