@@ -213,6 +213,15 @@ fn hyperfine(setup: &Setup, commands: &[Cmd], failing_ok: bool) -> Result<Vec<f6
         .collect()
 }
 
+/// [`hyperfine`] over a fixed set of commands that exit 0, with one median for each.
+fn hyperfine_each<const N: usize>(setup: &Setup, commands: [Cmd; N]) -> Result<[f64; N], String> {
+    hyperfine(setup, &commands, false)?
+        .try_into()
+        .map_err(|times: Vec<f64>| {
+            format!("hyperfine gave {} results for {N} commands", times.len())
+        })
+}
+
 fn ms(seconds: f64) -> String {
     format!("{:.1} ms", seconds * 1000.0)
 }
@@ -451,18 +460,14 @@ fn linear(setup: &Setup, report: &mut String) -> Result<(), String> {
         std::fs::write(&path, generated_schema(n, uppercase))
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         let file = path.to_str().ok_or("a scratch path that is not UTF-8")?;
-        let times = hyperfine(
+        let [floor, json, text] = hyperfine_each(
             setup,
-            &[
+            [
                 Cmd::new("floor", &setup.floor, &["--document", file]),
                 Cmd::new("json", &setup.tool, &["compile", "--format", "json", file]),
                 Cmd::new("text", &setup.tool, &["compile", "--color", "never", file]),
             ],
-            false,
         )?;
-        let [floor, json, text] = times[..] else {
-            return Err("hyperfine gave fewer results than commands".to_string());
-        };
         let per = |t: f64| format!("{:.2} µs/{unit}", (t - floor) * 1e6 / n as f64);
         let _ = writeln!(
             report,
@@ -510,9 +515,9 @@ fn huge_pages(setup: &Setup, report: &mut String) -> Result<(), String> {
                 tunables, tool, "compile", "--color", "never", "--format", format, file,
             ]
         };
-        let times = hyperfine(
+        let [shipped, huge] = hyperfine_each(
             setup,
-            &[
+            [
                 Cmd::new("shipped", env, &args("GLIBC_TUNABLES=")),
                 Cmd::new(
                     "hugetlb",
@@ -520,11 +525,7 @@ fn huge_pages(setup: &Setup, report: &mut String) -> Result<(), String> {
                     &args("GLIBC_TUNABLES=glibc.malloc.hugetlb=1"),
                 ),
             ],
-            false,
         )?;
-        let [shipped, huge] = times[..] else {
-            return Err("hyperfine gave fewer results than commands".to_string());
-        };
         let _ = writeln!(
             report,
             "| {label} | {} | {} | {:.2}× |",
@@ -542,17 +543,13 @@ fn start_up(
     report: &mut String,
     goals: &mut Vec<(String, bool)>,
 ) -> Result<(), String> {
-    let times = hyperfine(
+    let [hello, version] = hyperfine_each(
         setup,
-        &[
+        [
             Cmd::new("hello", &setup.hello, &[]),
             Cmd::new("version", &setup.tool, &["--version"]),
         ],
-        false,
     )?;
-    let [hello, version] = times[..] else {
-        return Err("hyperfine gave fewer results than commands".to_string());
-    };
     let _ = writeln!(
         report,
         "\nstart-up: `schema2iceberg --version` {}, hello world {} (difference {:.2} ms)",

@@ -194,42 +194,19 @@ pub struct Keywords {
     pub(crate) rare: Option<Box<RareKeywords>>,
 }
 
-/// The keywords that a schema node keeps apart from [`Keywords`]' fields.
-#[derive(Debug, Clone, Default)]
-pub struct RareKeywords {
-    /// `contentEncoding`
-    pub content_encoding: Option<Keyword<String>>,
-    /// `encoding` (the Kinesis page's wording for binary strings)
-    pub encoding: Option<Keyword<String>>,
-    /// `enum`: its values.
-    pub enum_values: Option<Keyword<Vec<JsonId>>>,
-    /// `const`
-    pub const_value: Option<Keyword<JsonId>>,
-    /// `multipleOf`
-    pub multiple_of: Option<Keyword<Number>>,
-    /// `maximum`
-    pub maximum: Option<Keyword<Number>>,
-    /// `exclusiveMaximum`
-    pub exclusive_maximum: Option<Keyword<Exclusive>>,
-    /// `minimum`
-    pub minimum: Option<Keyword<Number>>,
-    /// `exclusiveMinimum`
-    pub exclusive_minimum: Option<Keyword<Exclusive>>,
-    /// `additionalProperties`
-    pub additional_properties: Option<Keyword<SchemaId>>,
-    /// `patternProperties`
-    pub pattern_properties: Option<Keyword<Vec<SchemaId>>>,
-    /// `allOf`
-    pub all_of: Option<Keyword<Vec<SchemaId>>>,
-    /// `anyOf`
-    pub any_of: Option<Keyword<Vec<SchemaId>>>,
-    /// `oneOf`
-    pub one_of: Option<Keyword<Vec<SchemaId>>>,
-}
-
-/// One reader method on [`Keywords`] for each field of [`RareKeywords`].
-macro_rules! rare_keyword_readers {
+/// [`RareKeywords`], and one reader method on [`Keywords`] for each of its fields, from one
+/// list.
+macro_rules! rare_keywords {
     ($($(#[$doc:meta])* $name:ident: $type:ty;)*) => {
+        /// The keywords that a schema node keeps apart from [`Keywords`]' fields.
+        #[derive(Debug, Clone, Default)]
+        pub struct RareKeywords {
+            $(
+                $(#[$doc])*
+                pub $name: Option<Keyword<$type>>,
+            )*
+        }
+
         impl Keywords {
             $(
                 $(#[$doc])*
@@ -241,7 +218,7 @@ macro_rules! rare_keyword_readers {
     };
 }
 
-rare_keyword_readers! {
+rare_keywords! {
     /// `contentEncoding`
     content_encoding: String;
     /// `encoding` (the Kinesis page's wording for binary strings)

@@ -113,12 +113,12 @@ impl Config {
         settings: &FileSettings,
         path: &Path,
     ) -> PathBuf {
-        let absolute = absolute_path(path);
         // With a config, its folder (docs/ci.md), so that running from a subfolder reads the
         // same files.
         flag.map(|r| dir.join(r))
             .or(settings.ref_root.clone())
             .unwrap_or_else(|| {
+                let absolute = absolute_path(path);
                 let base = if self.path.is_some() { &self.dir } else { dir };
                 let base = absolute_path(base);
                 if absolute.starts_with(&base) {

@@ -9,7 +9,7 @@ use schema2iceberg_parser::absolute_path;
 use crate::check::config::Config;
 
 use super::load::{load, SideOptions};
-use super::{error, from_channel, pair, DiffError, DiffRequest, FileDiff};
+use super::{error, pair, DiffError, DiffRequest, FileDiff};
 
 /// A file that changed between REV and the working tree: (status letter, path).
 pub(super) struct GitEntry {
@@ -116,16 +116,8 @@ pub(super) fn git_pair(
 ) -> Result<FileDiff, DiffError> {
     let display = entry.path.display().to_string();
     let full = request.dir.join(&entry.path);
-    let settings = config.settings_for(&full);
-    let channel = from_channel(request, &settings);
-    let options = SideOptions::new(
-        request,
-        &settings,
-        config.ref_root_for(request.ref_root.as_deref(), &request.dir, &settings, &full),
-        channel.partition.as_deref(),
-    );
+    let (options, choice) = SideOptions::for_new(request, config, &full);
     let old_display = format!("{display}@{rev}");
-    let choice = channel.choice;
     let unpaired = |old: Option<String>, new: Option<String>, status: &str| FileDiff {
         old,
         new,

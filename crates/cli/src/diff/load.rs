@@ -7,8 +7,8 @@ use iceberg::spec::{PartitionSpec, Schema, TableMetadata};
 use schema2iceberg_mapper::{compile, ColumnSource, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, Severity};
 
-use super::DiffRequest;
-use crate::check::config::FileSettings;
+use super::{from_channel, DiffRequest, FormatChoice};
+use crate::check::config::Config;
 use crate::render;
 use crate::source::{self, SchemaSource};
 
@@ -22,23 +22,31 @@ pub(super) struct SideOptions {
 }
 
 impl SideOptions {
-    /// `ref_root` is the one `check` would read NEW with (`Config::ref_root_for`), and
-    /// `channel_partition` the channel configurations' `SourceName`, which wins.
-    pub(super) fn new(
+    /// How both sides of the pair whose NEW is `new_full` are read, and how its record format
+    /// was chosen: the partition is the channel configurations' `SourceName`, which wins, and
+    /// the reference root the one `check` would read NEW with.
+    pub(super) fn for_new(
         request: &DiffRequest,
-        settings: &FileSettings,
-        ref_root: PathBuf,
-        channel_partition: Option<&str>,
-    ) -> SideOptions {
-        SideOptions {
-            partition: channel_partition
-                .map(str::to_string)
+        config: &Config,
+        new_full: &Path,
+    ) -> (SideOptions, FormatChoice) {
+        let settings = config.settings_for(new_full);
+        let channel = from_channel(request, &settings);
+        let options = SideOptions {
+            partition: channel
+                .partition
                 .or_else(|| request.partition.clone())
                 .or_else(|| settings.partition.clone()),
             draft: request.draft.or(settings.draft),
-            ref_root,
+            ref_root: config.ref_root_for(
+                request.ref_root.as_deref(),
+                &request.dir,
+                &settings,
+                new_full,
+            ),
             color: request.color,
-        }
+        };
+        (options, channel.choice)
     }
 }
 

@@ -367,19 +367,7 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
                 .map_err(|e| error(format!("cannot read `{}`: {e}", old_path.display())))?;
             let new_bytes = std::fs::read(&new_full)
                 .map_err(|e| error(format!("cannot read `{}`: {e}", new_path.display())))?;
-            let settings = config.settings_for(&new_full);
-            let channel = from_channel(request, &settings);
-            let options = SideOptions::new(
-                request,
-                &settings,
-                config.ref_root_for(
-                    request.ref_root.as_deref(),
-                    &request.dir,
-                    &settings,
-                    &new_full,
-                ),
-                channel.partition.as_deref(),
-            );
+            let (options, choice) = SideOptions::for_new(request, &config, &new_full);
             let old = load(
                 &old_path.display().to_string(),
                 &old_full,
@@ -392,7 +380,7 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
                 new_bytes,
                 &options,
             );
-            files.push(pair(old, new, channel.choice, &mut not_compiled));
+            files.push(pair(old, new, choice, &mut not_compiled));
         }
         Some(rev) => {
             for entry in git_changes(&request.dir, rev, &request.files, &config)? {

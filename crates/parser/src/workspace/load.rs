@@ -46,8 +46,10 @@ pub fn default_ref_root(schema: &Path) -> PathBuf {
 /// `path` made absolute against the current directory, with `.` and `..` removed by their
 /// text, as URIs resolve them: `orders/../common/a.json` and `common/a.json` name one file.
 pub fn absolute_path(path: &Path) -> PathBuf {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| cwd.join(path));
+    // `std::path::absolute` asks for the current directory only for a relative path; every
+    // command calls this for each file it names, so an absolute one costs no system call.
+    let absolute = std::path::absolute(path)
+        .unwrap_or_else(|_| std::env::current_dir().unwrap_or_default().join(path));
     let mut normal = PathBuf::new();
     for component in absolute.components() {
         match component {
