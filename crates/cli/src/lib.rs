@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use schema2iceberg_mapper::diff::FailOn;
-use schema2iceberg_mapper::{compile, report, CompileOptions, Compiled};
+use schema2iceberg_mapper::{compile, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, Workspace};
 
 pub use handoff::TableOptions;
@@ -757,12 +757,12 @@ fn write_compiled<W: Write>(
     };
     match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &report::Report(compiled))?;
+            render::write_report(compiled, &mut *out)?;
             out.write_all(b"\n")?;
             Ok(nothing_else)
         }
         Format::Text => {
-            out.write_all(render::text(ws, compiled, color).as_bytes())?;
+            render::write_text(ws, compiled, color, &mut *out)?;
             Ok(nothing_else)
         }
         Format::TableMetadata | Format::Avro | Format::Arrow | Format::Ddl => {

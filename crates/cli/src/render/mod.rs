@@ -7,25 +7,64 @@ use iceberg::spec::{NestedFieldRef, PartitionSpec, Schema, Type};
 use schema2iceberg_mapper::Compiled;
 use schema2iceberg_parser::{Diagnostic, Severity, Workspace};
 
+mod json;
 mod plain;
+
+pub use json::write_report;
 
 /// Longest doc shown in the tree; the JSON output has the whole text.
 const DOC_WIDTH: usize = 72;
 
 /// Renders the whole result for a terminal.
 pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail, and every piece written is a `str`.
+    let _ = write_text(ws, compiled, color, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes [`text`] into `out` as it is rendered: the diagnostics reach `out` a run at a time,
+/// rather than as one string of the whole output (5.7 MB for Mozilla's largest schema), whose
+/// pages would be faulted in and copied.
+pub fn write_text<W: std::io::Write>(
+    ws: &Workspace,
+    compiled: &Compiled,
+    color: bool,
+    out: &mut W,
+) -> std::io::Result<()> {
+    let mut head = String::new();
     match &compiled.schema {
         Some(schema) => {
-            table(&mut out, schema);
+            table(&mut head, schema);
             if let Some(spec) = &compiled.partition_spec {
-                partition(&mut out, schema, spec);
+                partition(&mut head, schema, spec);
             }
         }
-        None => out.push_str("no table: the schema has errors\n"),
+        None => head.push_str("no table: the schema has errors\n"),
     }
-    push_diagnostics_and_summary(&mut out, ws, compiled, color);
-    out
+    out.write_all(head.as_bytes())?;
+    drop(head);
+    let source = source_of(ws);
+    write_diagnostics(
+        &compiled.diagnostics,
+        &source,
+        color,
+        ("\n", "\n"),
+        &mut |text: &str| out.write_all(text.as_bytes()),
+    )?;
+    out.write_all(b"\n")?;
+    out.write_all(summary(compiled).as_bytes())?;
+    out.write_all(b"\n")
+}
+
+/// The text of a workspace's file, by the name diagnostics show for it.
+fn source_of<'w>(ws: &'w Workspace) -> impl for<'f> Fn(&'f str) -> Option<&'w str> + Sync {
+    move |file: &str| {
+        ws.documents()
+            .iter()
+            .find(|doc| *doc.display == *file)
+            .and_then(|doc| doc.text_str())
+    }
 }
 
 /// The diagnostics, then the closing summary line: the whole text output but for the table,
@@ -44,13 +83,13 @@ fn push_diagnostics_and_summary(
     compiled: &Compiled,
     color: bool,
 ) {
-    let source = |file: &str| {
-        ws.documents()
-            .iter()
-            .find(|doc| *doc.display == *file)
-            .and_then(|doc| doc.text_str())
-    };
-    push_diagnostics(out, &compiled.diagnostics, &source, color, ("\n", "\n"));
+    push_diagnostics(
+        out,
+        &compiled.diagnostics,
+        &source_of(ws),
+        color,
+        ("\n", "\n"),
+    );
     out.push('\n');
     out.push_str(&summary(compiled));
     out.push('\n');
@@ -113,6 +152,9 @@ fn short_type(ty: &Type) -> String {
 }
 
 fn shorten(doc: &str) -> String {
+    if doc.len() <= DOC_WIDTH && is_flat_ascii(doc) {
+        return doc.to_string();
+    }
     let flat: String = doc.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= DOC_WIDTH {
         flat
@@ -120,6 +162,25 @@ fn shorten(doc: &str) -> String {
         let cut: String = flat.chars().take(DOC_WIDTH - 1).collect();
         format!("{}…", cut.trim_end())
     }
+}
+
+/// Whether `doc` is ASCII and already has its words one space apart, with no space at either
+/// end: what `split_whitespace` and `join(" ")` would give back unchanged. Most docs are, and
+/// a schema can have thousands.
+fn is_flat_ascii(doc: &str) -> bool {
+    let mut previous = b' ';
+    for &byte in doc.as_bytes() {
+        // The ASCII characters that `char::is_whitespace` takes, but for the space itself
+        // (vertical tab included, which `u8::is_ascii_whitespace` leaves out).
+        if !byte.is_ascii() || matches!(byte, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r') {
+            return false;
+        }
+        if byte == b' ' && previous == b' ' {
+            return false;
+        }
+        previous = byte;
+    }
+    previous != b' '
 }
 
 fn partition(out: &mut String, schema: &Schema, spec: &PartitionSpec) {
@@ -150,14 +211,12 @@ fn level(severity: Severity) -> Level<'static> {
     }
 }
 
-/// The diagnostics that a run prints in one block with more than this many are rendered on
-/// several threads.
-const DIAGNOSTICS_PER_THREAD: usize = 512;
+/// Diagnostics rendered together, on one thread: a block with more than two runs is rendered
+/// on several threads.
+const DIAGNOSTICS_PER_RUN: usize = 256;
 
 /// Appends each diagnostic, rendered, between `around.0` and `around.1`, in order; `source`
-/// gives the text of a file by its display name. Rendering with annotate-snippets is most of a
-/// text run with thousands of diagnostics (5,923 on Mozilla's largest schema), and each one is
-/// rendered alone, so a large block is cut into runs rendered side by side.
+/// gives the text of a file by its display name.
 pub(crate) fn push_diagnostics<'s>(
     out: &mut String,
     diagnostics: &[Diagnostic],
@@ -165,52 +224,87 @@ pub(crate) fn push_diagnostics<'s>(
     color: bool,
     around: (&str, &str),
 ) {
-    let render_run = |out: &mut String, run: &[Diagnostic]| {
+    let _ = write_diagnostics::<std::convert::Infallible>(
+        diagnostics,
+        source,
+        color,
+        around,
+        &mut |text: &str| {
+            out.push_str(text);
+            Ok(())
+        },
+    );
+}
+
+/// Renders each diagnostic between `around.0` and `around.1` and hands the text to `sink` in
+/// order, a run of diagnostics at a time; stops at the first error `sink` returns.
+///
+/// Rendering is most of a text run with thousands of diagnostics (5,923 on Mozilla's largest
+/// schema), and each one is rendered alone, so a large block is rendered on several threads,
+/// which take runs in turn; the runs are put back in order here, and each is dropped once
+/// handed on, so the whole text is never held at once.
+fn write_diagnostics<'s, E>(
+    diagnostics: &[Diagnostic],
+    source: &(dyn Fn(&str) -> Option<&'s str> + Sync),
+    color: bool,
+    around: (&str, &str),
+    sink: &mut dyn FnMut(&str) -> Result<(), E>,
+) -> Result<(), E> {
+    let render_run = |run: &[Diagnostic]| {
+        let mut out = String::new();
         for d in run {
             out.push_str(around.0);
-            push_diagnostic(out, source(&d.location.file), d, color);
+            push_diagnostic(&mut out, source(&d.location.file), d, color);
             out.push_str(around.1);
         }
+        out
     };
+    let runs: Vec<&[Diagnostic]> = diagnostics.chunks(DIAGNOSTICS_PER_RUN).collect();
     // Asked only for a large block: `available_parallelism` reads the cgroup's files each
     // time, and `check` renders a block per file (3,600 file opens over the corpus).
-    if diagnostics.len() < 2 * DIAGNOSTICS_PER_THREAD {
-        render_run(out, diagnostics);
-        return;
-    }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(diagnostics.len() / DIAGNOSTICS_PER_THREAD);
+    let threads = if runs.len() <= 2 {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(runs.len())
+    };
     if threads <= 1 {
-        render_run(out, diagnostics);
-        return;
+        return runs.iter().try_for_each(|run| sink(&render_run(run)));
     }
-    let run_length = diagnostics.len().div_ceil(threads);
+    let next_run = std::sync::atomic::AtomicUsize::new(0);
+    // Bounded, so that the renderers wait while the writer is behind.
+    let (rendered, received) = std::sync::mpsc::sync_channel::<(usize, String)>(2 * threads);
     std::thread::scope(|scope| {
-        let runs: Vec<_> = diagnostics
-            .chunks(run_length)
-            .map(|run| {
-                scope.spawn(move || {
-                    let mut text = String::new();
-                    render_run(&mut text, run);
-                    text
-                })
-            })
-            .collect();
-        let mut texts = Vec::with_capacity(runs.len());
-        for run in runs {
-            match run.join() {
-                Ok(text) => texts.push(text),
-                // A panic while rendering is a bug: let it end the run as it would have on
-                // this thread.
-                Err(panic) => std::panic::resume_unwind(panic),
+        for _ in 0..threads {
+            let rendered = rendered.clone();
+            let (runs, next_run, render_run) = (&runs, &next_run, &render_run);
+            scope.spawn(move || loop {
+                let index = next_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(run) = runs.get(index) else {
+                    break;
+                };
+                // The writer has stopped (its sink failed): nothing more is wanted.
+                if rendered.send((index, render_run(run))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(rendered);
+        // Runs that arrived before the one due next; a few at most.
+        let mut early = std::collections::BTreeMap::new();
+        let mut due = 0;
+        // A panic while rendering ends the run here, as it would have on this thread: the
+        // channel closes and the scope re-raises it.
+        for (index, text) in received {
+            early.insert(index, text);
+            while let Some(text) = early.remove(&due) {
+                sink(&text)?;
+                due += 1;
             }
         }
-        out.reserve(texts.iter().map(String::len).sum());
-        for text in texts {
-            out.push_str(&text);
-        }
-    });
+        Ok(())
+    })
 }
 
 /// One diagnostic in rustc's style: title with code, `file:line:col`, the source line and a
@@ -445,5 +539,97 @@ pub(crate) fn plural(n: usize, word: &str) -> String {
         format!("1 {word}")
     } else {
         format!("{n} {word}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use schema2iceberg_parser::{Diagnostic, Location, Severity, Span};
+
+    /// `count` diagnostics, each on its own line of `text`, with messages that tell them apart.
+    fn numbered(count: usize) -> (String, Vec<Diagnostic>) {
+        let text: String = (0..count).map(|i| format!("\"N{i}\": {{}}\n")).collect();
+        let mut start = 0;
+        let diagnostics = (0..count)
+            .map(|i| {
+                let line_length = format!("\"N{i}\": {{}}").len();
+                let d = Diagnostic {
+                    code: "uppercase-name",
+                    severity: Severity::Warning,
+                    message: format!("number {i}"),
+                    location: Location {
+                        file: "s.json".into(),
+                        pointer: format!("/properties/N{i}"),
+                        span: Span::new(start, start + line_length),
+                        line: i + 1,
+                        column: 1,
+                    },
+                    field: None,
+                    help: None,
+                };
+                start += line_length + 1;
+                d
+            })
+            .collect();
+        (text, diagnostics)
+    }
+
+    /// Rendered on several threads, the runs come out in the diagnostics' order, each
+    /// diagnostic as it renders alone.
+    #[test]
+    fn a_large_block_comes_out_in_order() {
+        let (text, diagnostics) = numbered(10 * super::DIAGNOSTICS_PER_RUN + 7);
+        let source = |_: &str| Some(text.as_str());
+        let mut block = String::new();
+        super::push_diagnostics(&mut block, &diagnostics, &source, false, ("<", ">"));
+        let one_by_one: String = diagnostics
+            .iter()
+            .map(|d| format!("<{}>", super::diagnostic(Some(&text), d, false)))
+            .collect();
+        assert!(
+            block == one_by_one,
+            "the block differs from its diagnostics one by one"
+        );
+    }
+
+    /// A sink that fails (a closed pipe) stops the rendering, and its error is returned.
+    #[test]
+    fn a_failing_sink_stops_the_block() {
+        let (text, diagnostics) = numbered(40 * super::DIAGNOSTICS_PER_RUN);
+        let source = |_: &str| Some(text.as_str());
+        let mut handed = 0;
+        let result = super::write_diagnostics(&diagnostics, &source, false, ("", ""), &mut |_| {
+            handed += 1;
+            if handed == 3 {
+                Err("closed")
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!((result, handed), (Err("closed"), 3));
+    }
+
+    /// `is_flat_ascii` says yes exactly where flattening would change nothing, for every short
+    /// text made of the kinds of character flattening tells apart.
+    #[test]
+    fn flat_docs_are_the_ones_flattening_leaves_alone() {
+        let alphabet = [" ", "a", "\t", "\u{b}", "\n", "é", "\u{a0}", "z"];
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            texts = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            for text in &texts {
+                let flattened = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                if super::is_flat_ascii(text) {
+                    assert_eq!(&flattened, text, "{text:?}");
+                } else if text.is_ascii() {
+                    assert_ne!(&flattened, text, "{text:?}");
+                }
+            }
+        }
     }
 }

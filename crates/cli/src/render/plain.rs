@@ -38,36 +38,57 @@ pub(super) fn push_snippet(
     {
         return false;
     }
-    let pad = |out: &mut String, width: usize| out.extend(std::iter::repeat_n(' ', width));
-    let _ = writeln!(out, "{}[{}]: {}", d.severity.as_str(), d.code, d.message);
-    pad(out, gutter);
-    let _ = writeln!(
+    let pad = |out: &mut String, width: usize| push_repeated(out, SPACES, width);
+    push_all(
         out,
-        "--> {}:{}:{}",
-        d.location.file,
-        d.location.line,
-        range.start + 1
+        &[d.severity.as_str(), "[", d.code, "]: ", &d.message, "\n"],
     );
+    pad(out, gutter);
+    push_all(out, &["--> ", &d.location.file, ":"]);
+    let _ = writeln!(out, "{}:{}", d.location.line, range.start + 1);
     pad(out, gutter + 1);
     out.push_str("|\n");
-    let _ = writeln!(out, "{} | {line}", d.location.line);
+    let _ = write!(out, "{}", d.location.line);
+    push_all(out, &[" | ", line, "\n"]);
     pad(out, gutter + 1);
     out.push_str("| ");
     pad(out, range.start);
-    out.extend(std::iter::repeat_n('^', range.len()));
+    push_repeated(out, CARETS, range.len());
     out.push('\n');
     pad(out, gutter + 1);
     out.push_str("|\n");
     pad(out, gutter + 1);
-    out.push_str("= note: ");
-    out.push_str(place);
+    push_all(out, &["= note: ", place]);
     if let Some(help) = &d.help {
         out.push('\n');
         pad(out, gutter + 1);
-        out.push_str("= help: ");
-        out.push_str(help);
+        push_all(out, &["= help: ", help]);
     }
     true
+}
+
+const SPACES: &str = "                                                                ";
+const CARETS: &str = "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^";
+
+/// Appends `count` characters of `run`, a string of one ASCII character repeated.
+fn push_repeated(out: &mut String, run: &str, count: usize) {
+    let mut left = count;
+    while left > 0 {
+        let now = left.min(run.len());
+        out.push_str(run.get(..now).unwrap_or_default());
+        left -= now;
+    }
+}
+
+fn push_all(out: &mut String, parts: &[&str]) {
+    parts.iter().for_each(|part| out.push_str(part));
+}
+
+/// Whether every byte is printable ASCII. Without an early exit, the compiler checks many
+/// bytes per instruction; the texts checked here are nearly always printable.
+fn printable_ascii(text: &str) -> bool {
+    text.bytes()
+        .fold(true, |printable, b| printable & (b' '..=b'~').contains(&b))
 }
 
 /// Whether annotate-snippets shows `line` whole, and measures it in bytes: printable ASCII
@@ -78,7 +99,7 @@ fn fits_unchanged(line: &str, range: &std::ops::Range<usize>, gutter: usize) -> 
     let indent = line.bytes().take_while(|&b| b == b' ').count();
     !range.is_empty()
         && range.end <= line.len()
-        && line.bytes().all(|b| (b' '..=b'~').contains(&b))
+        && printable_ascii(line)
         && indent.min(range.start).saturating_sub(ELLIPSIS_PADDING) <= KEPT_INDENT
         && line.len() + 3 + gutter <= DEFAULT_TERM_WIDTH
 }
@@ -86,8 +107,8 @@ fn fits_unchanged(line: &str, range: &std::ops::Range<usize>, gutter: usize) -> 
 /// Whether annotate-snippets writes `text` unchanged on one line: no line break, no control
 /// character (it shows those as symbols) and none of the invisible characters it replaces.
 fn shown_as_is(text: &str) -> bool {
-    // Printable ASCII, the common case, is checked a byte at a time.
-    text.bytes().all(|b| (b' '..=b'~').contains(&b))
+    // Printable ASCII, the common case, is checked without decoding characters.
+    printable_ascii(text)
         || !text.chars().any(|c| {
             c.is_control()
                 || matches!(c, '\u{200d}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')

@@ -1,0 +1,274 @@
+//! `compile --format json`: the report written straight into its writer, byte for byte what
+//! `serde_json::to_writer_pretty(&report::Report(compiled))` writes (a test holds the two
+//! together). The schema and the partition spec still go through the iceberg crate's
+//! serializers; the diagnostics are written here, because serde_json escapes strings a byte at
+//! a time, which was an eighth of the whole run on a schema with thousands of diagnostics.
+
+use std::io::{self, Write};
+
+use schema2iceberg_mapper::Compiled;
+use schema2iceberg_parser::Diagnostic;
+use serde::Serialize;
+
+/// serde_json's pretty indentation step.
+const INDENT: &[u8] = b"  ";
+
+/// Writes the report of `compiled`, without the final newline.
+pub fn write_report<W: Write>(compiled: &Compiled, out: &mut W) -> io::Result<()> {
+    out.write_all(b"{\n  \"format-version\": 2,\n  \"schema\": ")?;
+    nested(out, &compiled.schema)?;
+    out.write_all(b",\n  \"partition-spec\": ")?;
+    nested(out, &compiled.partition_spec)?;
+    out.write_all(b",\n  \"diagnostics\": ")?;
+    diagnostics(out, &compiled.diagnostics)?;
+    out.write_all(b"\n}")
+}
+
+/// A value of the report's top-level object, serialized by its own `Serialize` one level in.
+fn nested<W: Write, T: Serialize>(out: &mut W, value: &T) -> io::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(out, Pretty::at(1));
+    value.serialize(&mut serializer).map_err(io::Error::from)
+}
+
+/// The diagnostics array, one level in, as serde_json would write
+/// `report`'s `{severity, code, message, file, pointer, line, column, field, help}` objects.
+fn diagnostics<W: Write>(out: &mut W, diagnostics: &[Diagnostic]) -> io::Result<()> {
+    if diagnostics.is_empty() {
+        return out.write_all(b"[]");
+    }
+    out.write_all(b"[")?;
+    for (index, d) in diagnostics.iter().enumerate() {
+        out.write_all(if index == 0 { b"\n    {" } else { b",\n    {" })?;
+        out.write_all(b"\n      \"severity\": ")?;
+        string(out, d.severity.as_str())?;
+        out.write_all(b",\n      \"code\": ")?;
+        string(out, d.code)?;
+        out.write_all(b",\n      \"message\": ")?;
+        string(out, &d.message)?;
+        out.write_all(b",\n      \"file\": ")?;
+        string(out, &d.location.file)?;
+        out.write_all(b",\n      \"pointer\": ")?;
+        string(out, &d.location.pointer)?;
+        write!(out, ",\n      \"line\": {}", d.location.line)?;
+        write!(out, ",\n      \"column\": {}", d.location.column)?;
+        out.write_all(b",\n      \"field\": ")?;
+        optional_string(out, d.field.as_deref())?;
+        out.write_all(b",\n      \"help\": ")?;
+        optional_string(out, d.help.as_deref())?;
+        out.write_all(b"\n    }")?;
+    }
+    out.write_all(b"\n  ]")
+}
+
+fn optional_string<W: Write>(out: &mut W, value: Option<&str>) -> io::Result<()> {
+    match value {
+        Some(value) => string(out, value),
+        None => out.write_all(b"null"),
+    }
+}
+
+/// Bytes that JSON strings must escape.
+fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// `value` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`, the short forms of
+/// the five common control characters, and `\u00xx` for the other control characters.
+fn string<W: Write>(out: &mut W, value: &str) -> io::Result<()> {
+    let bytes = value.as_bytes();
+    out.write_all(b"\"")?;
+    // Without an early exit the compiler checks many bytes per instruction; most strings here
+    // (names, pointers, messages) have nothing to escape.
+    if !bytes.iter().fold(false, |any, &b| any | needs_escape(b)) {
+        out.write_all(bytes)?;
+        return out.write_all(b"\"");
+    }
+    let mut run_start = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        if !needs_escape(byte) {
+            continue;
+        }
+        out.write_all(bytes.get(run_start..at).unwrap_or_default())?;
+        run_start = at + 1;
+        match byte {
+            b'"' => out.write_all(b"\\\"")?,
+            b'\\' => out.write_all(b"\\\\")?,
+            b'\x08' => out.write_all(b"\\b")?,
+            b'\x0c' => out.write_all(b"\\f")?,
+            b'\n' => out.write_all(b"\\n")?,
+            b'\r' => out.write_all(b"\\r")?,
+            b'\t' => out.write_all(b"\\t")?,
+            _ => write!(out, "\\u{byte:04x}")?,
+        }
+    }
+    out.write_all(bytes.get(run_start..).unwrap_or_default())?;
+    out.write_all(b"\"")
+}
+
+/// serde_json's `PrettyFormatter`, but starting `level` indentation steps in, so that a value
+/// nested in the report is serialized into the writer with the report's indentation.
+struct Pretty {
+    level: usize,
+    has_value: bool,
+}
+
+impl Pretty {
+    fn at(level: usize) -> Pretty {
+        Pretty {
+            level,
+            has_value: false,
+        }
+    }
+
+    fn indent<W: ?Sized + Write>(&self, out: &mut W) -> io::Result<()> {
+        (0..self.level).try_for_each(|_| out.write_all(INDENT))
+    }
+
+    fn open<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.level += 1;
+        self.has_value = false;
+        out.write_all(bracket)
+    }
+
+    fn close<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {
+        self.level = self.level.saturating_sub(1);
+        if self.has_value {
+            out.write_all(b"\n")?;
+            self.indent(out)?;
+        }
+        out.write_all(bracket)
+    }
+
+    fn next_line<W: ?Sized + Write>(&self, out: &mut W, first: bool) -> io::Result<()> {
+        out.write_all(if first { b"\n" } else { b",\n" })?;
+        self.indent(out)
+    }
+}
+
+impl serde_json::ser::Formatter for Pretty {
+    fn begin_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.open(out, b"[")
+    }
+
+    fn end_array<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.close(out, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        self.next_line(out, first)
+    }
+
+    fn end_array_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.open(out, b"{")
+    }
+
+    fn end_object<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.close(out, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + Write>(&mut self, out: &mut W, first: bool) -> io::Result<()> {
+        self.next_line(out, first)
+    }
+
+    fn begin_object_value<W: ?Sized + Write>(&mut self, out: &mut W) -> io::Result<()> {
+        out.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + Write>(&mut self, _out: &mut W) -> io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schema2iceberg_parser::Location;
+
+    /// The report as serde_json writes it, which `write_report` must match byte for byte.
+    fn by_serde_json(compiled: &Compiled) -> String {
+        let mut out = Vec::new();
+        serde_json::to_writer_pretty(&mut out, &schema2iceberg_mapper::report::Report(compiled))
+            .unwrap_or_else(|e| panic!("serde_json: {e}"));
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    fn by_hand(compiled: &Compiled) -> String {
+        let mut out = Vec::new();
+        write_report(compiled, &mut out).unwrap_or_else(|e| panic!("write_report: {e}"));
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    fn compile_file(path: &std::path::Path) -> Compiled {
+        let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let display = path.display().to_string();
+        let source = crate::source::SchemaSource {
+            display: &display,
+            path: Some(path),
+            ref_root: None,
+            draft: None,
+        };
+        let ws = crate::source::workspace(&source, bytes);
+        schema2iceberg_mapper::compile(&ws, &schema2iceberg_mapper::CompileOptions::default())
+    }
+
+    #[test]
+    fn every_compile_fixture_is_written_as_serde_json_writes_it() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+        let mut compared = 0;
+        for dir in ["compile", "compile-formats", "examples", "check"] {
+            for entry in walkdir::WalkDir::new(root.join(dir)).sort_by_file_name() {
+                let entry = entry.unwrap_or_else(|e| panic!("{e}"));
+                if entry.path().extension().is_some_and(|e| e == "json") {
+                    let compiled = compile_file(entry.path());
+                    assert_eq!(
+                        by_hand(&compiled),
+                        by_serde_json(&compiled),
+                        "{}",
+                        entry.path().display()
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 100, "only {compared} fixtures compared");
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut compiled = compile_file(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../testdata/examples/event.json"),
+        );
+        let every_ascii: String = (0u8..0x80).map(char::from).collect();
+        let texts = [
+            every_ascii.clone(),
+            format!("{every_ascii}{every_ascii}"),
+            "\"quoted\" and back\\slashed\ttabbed\u{7f}".to_string(),
+            "é ✓ 𝄞 \u{2028}\u{2029} \u{0}".to_string(),
+            String::new(),
+        ];
+        for text in texts {
+            compiled
+                .diagnostics
+                .push(schema2iceberg_parser::Diagnostic {
+                    code: "made-up",
+                    severity: schema2iceberg_parser::Severity::Warning,
+                    message: text.clone(),
+                    location: Location {
+                        file: text.as_str().into(),
+                        pointer: text.clone(),
+                        ..Location::default()
+                    },
+                    field: Some(text.clone()),
+                    help: None,
+                });
+        }
+        assert_eq!(by_hand(&compiled), by_serde_json(&compiled));
+    }
+}
