@@ -7,11 +7,13 @@
 use std::io::{self, Write};
 
 use schema2iceberg_mapper::Compiled;
+use schema2iceberg_parser::json::literal_run;
 use schema2iceberg_parser::Diagnostic;
 use serde::Serialize;
 
-/// serde_json's pretty indentation step.
-const INDENT: &[u8] = b"  ";
+/// Indentation for the deepest levels a report has, written in one piece: serde_json writes
+/// two spaces per level, one call each.
+const INDENTATION: &[u8] = b"                                                                ";
 
 /// Writes the report of `compiled`, without the final newline.
 pub fn write_report<W: Write>(compiled: &Compiled, out: &mut W) -> io::Result<()> {
@@ -67,29 +69,17 @@ fn optional_string<W: Write>(out: &mut W, value: Option<&str>) -> io::Result<()>
     }
 }
 
-/// Bytes that JSON strings must escape.
-fn needs_escape(byte: u8) -> bool {
-    byte < 0x20 || byte == b'"' || byte == b'\\'
-}
-
 /// `value` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`, the short forms of
 /// the five common control characters, and `\u00xx` for the other control characters.
 fn string<W: Write>(out: &mut W, value: &str) -> io::Result<()> {
-    let bytes = value.as_bytes();
     out.write_all(b"\"")?;
-    // Without an early exit the compiler checks many bytes per instruction; most strings here
-    // (names, pointers, messages) have nothing to escape.
-    if !bytes.iter().fold(false, |any, &b| any | needs_escape(b)) {
-        out.write_all(bytes)?;
-        return out.write_all(b"\"");
-    }
-    let mut run_start = 0;
-    for (at, &byte) in bytes.iter().enumerate() {
-        if !needs_escape(byte) {
-            continue;
-        }
-        out.write_all(bytes.get(run_start..at).unwrap_or_default())?;
-        run_start = at + 1;
+    let mut rest = value.as_bytes();
+    loop {
+        let run = literal_run(rest);
+        out.write_all(rest.get(..run).unwrap_or_default())?;
+        let Some(&byte) = rest.get(run) else {
+            break;
+        };
         match byte {
             b'"' => out.write_all(b"\\\"")?,
             b'\\' => out.write_all(b"\\\\")?,
@@ -100,8 +90,8 @@ fn string<W: Write>(out: &mut W, value: &str) -> io::Result<()> {
             b'\t' => out.write_all(b"\\t")?,
             _ => write!(out, "\\u{byte:04x}")?,
         }
+        rest = rest.get(run + 1..).unwrap_or_default();
     }
-    out.write_all(bytes.get(run_start..).unwrap_or_default())?;
     out.write_all(b"\"")
 }
 
@@ -121,7 +111,13 @@ impl Pretty {
     }
 
     fn indent<W: ?Sized + Write>(&self, out: &mut W) -> io::Result<()> {
-        (0..self.level).try_for_each(|_| out.write_all(INDENT))
+        let mut left = 2 * self.level;
+        while left > 0 {
+            let now = left.min(INDENTATION.len());
+            out.write_all(INDENTATION.get(..now).unwrap_or_default())?;
+            left -= now;
+        }
+        Ok(())
     }
 
     fn open<W: ?Sized + Write>(&mut self, out: &mut W, bracket: &[u8]) -> io::Result<()> {

@@ -147,7 +147,14 @@ impl Mapper<'_> {
             self.emit(
                 &codes::UPPERCASE_NAME,
                 location,
-                format!("column `{name}` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table"),
+                // `concat` sizes the string once; `format!` guesses, and a schema can have
+                // thousands of these.
+                [
+                    "column `",
+                    name,
+                    "` has uppercase letters; S3 Tables needs lowercase column names, or Glue, Lake Formation and Athena cannot see the table",
+                ]
+                .concat(),
                 column_field,
             )
             .help = Some(
@@ -392,7 +399,7 @@ impl Renames {
         } else if let Some(other) = others.first() {
             format!("rename it in lowercase, but `{name}` and `{other}` would both become `{suggestion}` and collide: give them different names")
         } else {
-            format!("rename it to `{suggestion}`")
+            ["rename it to `", suggestion, "`"].concat()
         }
     }
 }
