@@ -155,36 +155,36 @@ impl Workspace {
     /// `type`: one name or a list of names, each a JSON Schema type; repeats are dropped.
     fn read_type(&self, read: &Read<'_>, k: &mut Keywords, problems: &mut Vec<Diagnostic>) {
         let (doc, at, value) = (read.doc, read.member.value, read.value);
-        let names: Vec<(JsonValue, JsonId)> = match &value {
-            JsonValue::String(_) => vec![(value.clone(), at)],
-            JsonValue::Array(items) => items
-                .iter()
-                .map(|i| (self.json_value(doc, *i).clone(), *i))
-                .collect(),
+        let mut types = Vec::new();
+        let mut add = |name: &JsonValue, name_at: JsonId, problems: &mut Vec<Diagnostic>| match name
+        {
+            JsonValue::String(s) => match TypeName::parse(s) {
+                Some(t) => {
+                    if !types.contains(&t) {
+                        types.push(t);
+                    }
+                }
+                None => problems.push(
+                    Diagnostic::new(
+                        &codes::UNKNOWN_TYPE,
+                        self.location(doc, name_at),
+                        format!("`{s}` is not a JSON Schema type"),
+                    )
+                    .with_help(suggest_type(s)),
+                ),
+            },
+            _ => problems.push(self.invalid(read, "a string or an array of strings")),
+        };
+        match value {
+            JsonValue::String(_) => add(value, at, problems),
+            JsonValue::Array(items) => {
+                for &item in items {
+                    add(self.json_value(doc, item), item, problems);
+                }
+            }
             _ => {
                 problems.push(self.invalid(read, "a string or an array of strings"));
                 return;
-            }
-        };
-        let mut types = Vec::new();
-        for (name, name_at) in names {
-            match &name {
-                JsonValue::String(s) => match TypeName::parse(s) {
-                    Some(t) => {
-                        if !types.contains(&t) {
-                            types.push(t);
-                        }
-                    }
-                    None => problems.push(
-                        Diagnostic::new(
-                            &codes::UNKNOWN_TYPE,
-                            self.location(doc, name_at),
-                            format!("`{s}` is not a JSON Schema type"),
-                        )
-                        .with_help(suggest_type(s)),
-                    ),
-                },
-                _ => problems.push(self.invalid(read, "a string or an array of strings")),
             }
         }
         k.types = Some(Keyword { value: types, at });
