@@ -161,7 +161,7 @@ fn finish(
 pub(super) fn render_file_text<'s>(
     display: &str,
     diagnostics: &[Diagnostic],
-    source: impl Fn(&str) -> Option<&'s str> + Sync,
+    source: impl Fn(&str) -> Option<&'s str>,
     color: bool,
 ) -> String {
     if diagnostics.is_empty() {

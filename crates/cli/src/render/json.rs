@@ -32,67 +32,89 @@ fn nested<W: Write, T: Serialize>(out: &mut W, value: &T) -> io::Result<()> {
     value.serialize(&mut serializer).map_err(io::Error::from)
 }
 
-/// The diagnostics array, one level in, as serde_json would write
-/// `report`'s `{severity, code, message, file, pointer, line, column, field, help}` objects.
+/// The diagnostics array, one level in, as serde_json would write `report`'s
+/// `{severity, code, message, file, pointer, line, column, field, help}` objects; rendered in
+/// batches, as the text output's are.
 fn diagnostics<W: Write>(out: &mut W, diagnostics: &[Diagnostic]) -> io::Result<()> {
     if diagnostics.is_empty() {
         return out.write_all(b"[]");
     }
     out.write_all(b"[")?;
-    for (index, d) in diagnostics.iter().enumerate() {
-        out.write_all(if index == 0 { b"\n    {" } else { b",\n    {" })?;
-        out.write_all(b"\n      \"severity\": ")?;
-        string(out, d.severity.as_str())?;
-        out.write_all(b",\n      \"code\": ")?;
-        string(out, d.code)?;
-        out.write_all(b",\n      \"message\": ")?;
-        string(out, &d.message)?;
-        out.write_all(b",\n      \"file\": ")?;
-        string(out, &d.location.file)?;
-        out.write_all(b",\n      \"pointer\": ")?;
-        string(out, &d.location.pointer)?;
-        write!(out, ",\n      \"line\": {}", d.location.line)?;
-        write!(out, ",\n      \"column\": {}", d.location.column)?;
-        out.write_all(b",\n      \"field\": ")?;
-        optional_string(out, d.field.as_deref())?;
-        out.write_all(b",\n      \"help\": ")?;
-        optional_string(out, d.help.as_deref())?;
-        out.write_all(b"\n    }")?;
-    }
+    let render = |text: &mut String, index: usize, d: &Diagnostic| diagnostic(text, index == 0, d);
+    super::batch::write_batched(diagnostics, &render, &mut |text: &str| {
+        out.write_all(text.as_bytes())
+    })?;
     out.write_all(b"\n  ]")
 }
 
-fn optional_string<W: Write>(out: &mut W, value: Option<&str>) -> io::Result<()> {
+/// One diagnostic object of the array, after the comma that separates it from the one before
+/// unless it is the `first`.
+fn diagnostic(out: &mut String, first: bool, d: &Diagnostic) {
+    use std::fmt::Write as _;
+    out.push_str(if first { "\n    {" } else { ",\n    {" });
+    // The severity and the code are the project's own words: nothing in them to escape.
+    push_all(
+        out,
+        &["\n      \"severity\": \"", d.severity.as_str(), "\""],
+    );
+    push_all(out, &[",\n      \"code\": \"", d.code, "\""]);
+    out.push_str(",\n      \"message\": ");
+    string(out, &d.message);
+    out.push_str(",\n      \"file\": ");
+    string(out, &d.location.file);
+    out.push_str(",\n      \"pointer\": ");
+    string(out, &d.location.pointer);
+    let _ = write!(
+        out,
+        ",\n      \"line\": {},\n      \"column\": {}",
+        d.location.line, d.location.column
+    );
+    out.push_str(",\n      \"field\": ");
+    optional_string(out, d.field.as_deref());
+    out.push_str(",\n      \"help\": ");
+    optional_string(out, d.help.as_deref());
+    out.push_str("\n    }");
+}
+
+fn push_all(out: &mut String, parts: &[&str]) {
+    parts.iter().for_each(|part| out.push_str(part));
+}
+
+fn optional_string(out: &mut String, value: Option<&str>) {
     match value {
         Some(value) => string(out, value),
-        None => out.write_all(b"null"),
+        None => out.push_str("null"),
     }
 }
 
 /// `value` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`, the short forms of
 /// the five common control characters, and `\u00xx` for the other control characters.
-fn string<W: Write>(out: &mut W, value: &str) -> io::Result<()> {
-    out.write_all(b"\"")?;
-    let mut rest = value.as_bytes();
+fn string(out: &mut String, value: &str) {
+    use std::fmt::Write as _;
+    out.push('"');
+    let mut rest = value;
     loop {
-        let run = literal_run(rest);
-        out.write_all(rest.get(..run).unwrap_or_default())?;
-        let Some(&byte) = rest.get(run) else {
+        let run = literal_run(rest.as_bytes());
+        out.push_str(rest.get(..run).unwrap_or_default());
+        let Some(&byte) = rest.as_bytes().get(run) else {
             break;
         };
         match byte {
-            b'"' => out.write_all(b"\\\"")?,
-            b'\\' => out.write_all(b"\\\\")?,
-            b'\x08' => out.write_all(b"\\b")?,
-            b'\x0c' => out.write_all(b"\\f")?,
-            b'\n' => out.write_all(b"\\n")?,
-            b'\r' => out.write_all(b"\\r")?,
-            b'\t' => out.write_all(b"\\t")?,
-            _ => write!(out, "\\u{byte:04x}")?,
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\x08' => out.push_str("\\b"),
+            b'\x0c' => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            _ => {
+                let _ = write!(out, "\\u{byte:04x}");
+            }
         }
+        // The byte is ASCII, so the rest starts on a character boundary.
         rest = rest.get(run + 1..).unwrap_or_default();
     }
-    out.write_all(b"\"")
+    out.push('"');
 }
 
 /// serde_json's `PrettyFormatter`, but starting `level` indentation steps in, so that a value
@@ -249,7 +271,8 @@ mod tests {
             "é ✓ 𝄞 \u{2028}\u{2029} \u{0}".to_string(),
             String::new(),
         ];
-        for text in texts {
+        // Enough of them for the array to be handed on in several batches.
+        for (index, text) in texts.iter().cycle().take(1_000).enumerate() {
             compiled
                 .diagnostics
                 .push(schema2iceberg_parser::Diagnostic {
@@ -259,10 +282,12 @@ mod tests {
                     location: Location {
                         file: text.as_str().into(),
                         pointer: text.clone(),
+                        line: index,
+                        column: 1_000 - index,
                         ..Location::default()
                     },
                     field: Some(text.clone()),
-                    help: None,
+                    help: (index % 3 == 0).then(|| text.clone()),
                 });
         }
         assert_eq!(by_hand(&compiled), by_serde_json(&compiled));

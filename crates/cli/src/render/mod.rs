@@ -7,6 +7,7 @@ use iceberg::spec::{NestedFieldRef, PartitionSpec, Schema, Type};
 use schema2iceberg_mapper::Compiled;
 use schema2iceberg_parser::{Diagnostic, Severity, Workspace};
 
+mod batch;
 mod json;
 mod plain;
 
@@ -58,7 +59,7 @@ pub fn write_text<W: std::io::Write>(
 }
 
 /// The text of a workspace's file, by the name diagnostics show for it.
-fn source_of<'w>(ws: &'w Workspace) -> impl for<'f> Fn(&'f str) -> Option<&'w str> + Sync {
+fn source_of<'w>(ws: &'w Workspace) -> impl for<'f> Fn(&'f str) -> Option<&'w str> {
     move |file: &str| {
         ws.documents()
             .iter()
@@ -211,16 +212,12 @@ fn level(severity: Severity) -> Level<'static> {
     }
 }
 
-/// Diagnostics rendered together, on one thread: a block with more than two runs is rendered
-/// on several threads.
-const DIAGNOSTICS_PER_RUN: usize = 256;
-
 /// Appends each diagnostic, rendered, between `around.0` and `around.1`, in order; `source`
 /// gives the text of a file by its display name.
 pub(crate) fn push_diagnostics<'s>(
     out: &mut String,
     diagnostics: &[Diagnostic],
-    source: &(dyn Fn(&str) -> Option<&'s str> + Sync),
+    source: &dyn Fn(&str) -> Option<&'s str>,
     color: bool,
     around: (&str, &str),
 ) {
@@ -237,74 +234,21 @@ pub(crate) fn push_diagnostics<'s>(
 }
 
 /// Renders each diagnostic between `around.0` and `around.1` and hands the text to `sink` in
-/// order, a run of diagnostics at a time; stops at the first error `sink` returns.
-///
-/// Rendering is most of a text run with thousands of diagnostics (5,923 on Mozilla's largest
-/// schema), and each one is rendered alone, so a large block is rendered on several threads,
-/// which take runs in turn; the runs are put back in order here, and each is dropped once
-/// handed on, so the whole text is never held at once.
+/// order, a batch at a time ([`batch::write_batched`]); stops at the first error `sink`
+/// returns.
 fn write_diagnostics<'s, E>(
     diagnostics: &[Diagnostic],
-    source: &(dyn Fn(&str) -> Option<&'s str> + Sync),
+    source: &dyn Fn(&str) -> Option<&'s str>,
     color: bool,
     around: (&str, &str),
     sink: &mut dyn FnMut(&str) -> Result<(), E>,
 ) -> Result<(), E> {
-    let render_run = |run: &[Diagnostic]| {
-        let mut out = String::new();
-        for d in run {
-            out.push_str(around.0);
-            push_diagnostic(&mut out, source(&d.location.file), d, color);
-            out.push_str(around.1);
-        }
-        out
+    let render = |out: &mut String, _index: usize, d: &Diagnostic| {
+        out.push_str(around.0);
+        push_diagnostic(out, source(&d.location.file), d, color);
+        out.push_str(around.1);
     };
-    let runs: Vec<&[Diagnostic]> = diagnostics.chunks(DIAGNOSTICS_PER_RUN).collect();
-    // Asked only for a large block: `available_parallelism` reads the cgroup's files each
-    // time, and `check` renders a block per file (3,600 file opens over the corpus).
-    let threads = if runs.len() <= 2 {
-        1
-    } else {
-        std::thread::available_parallelism()
-            .map_or(1, usize::from)
-            .min(runs.len())
-    };
-    if threads <= 1 {
-        return runs.iter().try_for_each(|run| sink(&render_run(run)));
-    }
-    let next_run = std::sync::atomic::AtomicUsize::new(0);
-    // Bounded, so that the renderers wait while the writer is behind.
-    let (rendered, received) = std::sync::mpsc::sync_channel::<(usize, String)>(2 * threads);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let rendered = rendered.clone();
-            let (runs, next_run, render_run) = (&runs, &next_run, &render_run);
-            scope.spawn(move || loop {
-                let index = next_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(run) = runs.get(index) else {
-                    break;
-                };
-                // The writer has stopped (its sink failed): nothing more is wanted.
-                if rendered.send((index, render_run(run))).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(rendered);
-        // Runs that arrived before the one due next; a few at most.
-        let mut early = std::collections::BTreeMap::new();
-        let mut due = 0;
-        // A panic while rendering ends the run here, as it would have on this thread: the
-        // channel closes and the scope re-raises it.
-        for (index, text) in received {
-            early.insert(index, text);
-            while let Some(text) = early.remove(&due) {
-                sink(&text)?;
-                due += 1;
-            }
-        }
-        Ok(())
-    })
+    batch::write_batched(diagnostics, &render, sink)
 }
 
 /// One diagnostic in rustc's style: title with code, `file:line:col`, the source line and a
@@ -576,11 +520,11 @@ mod tests {
         (text, diagnostics)
     }
 
-    /// Rendered on several threads, the runs come out in the diagnostics' order, each
-    /// diagnostic as it renders alone.
+    /// Handed on in several batches, the block is its diagnostics rendered one by one, in
+    /// order.
     #[test]
     fn a_large_block_comes_out_in_order() {
-        let (text, diagnostics) = numbered(10 * super::DIAGNOSTICS_PER_RUN + 7);
+        let (text, diagnostics) = numbered(3_000);
         let source = |_: &str| Some(text.as_str());
         let mut block = String::new();
         super::push_diagnostics(&mut block, &diagnostics, &source, false, ("<", ">"));
@@ -597,7 +541,7 @@ mod tests {
     /// A sink that fails (a closed pipe) stops the rendering, and its error is returned.
     #[test]
     fn a_failing_sink_stops_the_block() {
-        let (text, diagnostics) = numbered(40 * super::DIAGNOSTICS_PER_RUN);
+        let (text, diagnostics) = numbered(10_000);
         let source = |_: &str| Some(text.as_str());
         let mut handed = 0;
         let result = super::write_diagnostics(&diagnostics, &source, false, ("", ""), &mut |_| {
