@@ -11,6 +11,8 @@ use schema2iceberg_parser::json::literal_run;
 use schema2iceberg_parser::Diagnostic;
 use serde::Serialize;
 
+use super::push_all;
+
 /// Indentation for the deepest levels a report has, written in one piece: serde_json writes
 /// two spaces per level, one call each.
 const INDENTATION: &[u8] = b"                                                                ";
@@ -74,10 +76,6 @@ fn diagnostic(out: &mut String, first: bool, d: &Diagnostic) {
     out.push_str(",\n      \"help\": ");
     optional_string(out, d.help.as_deref());
     out.push_str("\n    }");
-}
-
-fn push_all(out: &mut String, parts: &[&str]) {
-    parts.iter().for_each(|part| out.push_str(part));
 }
 
 fn optional_string(out: &mut String, value: Option<&str>) {

@@ -58,6 +58,12 @@ pub fn write_text<W: std::io::Write>(
     out.write_all(b"\n")
 }
 
+/// Appends `parts` in order: the pieces of a line whose layout is fixed, without the
+/// formatting machinery.
+fn push_all(out: &mut String, parts: &[&str]) {
+    parts.iter().for_each(|part| out.push_str(part));
+}
+
 /// The text of a workspace's file, by the name diagnostics show for it.
 fn source_of<'w>(ws: &'w Workspace) -> impl for<'f> Fn(&'f str) -> Option<&'w str> {
     move |file: &str| {

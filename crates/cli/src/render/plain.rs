@@ -14,6 +14,8 @@ use std::fmt::Write;
 use annotate_snippets::renderer::DEFAULT_TERM_WIDTH;
 use schema2iceberg_parser::Diagnostic;
 
+use super::push_all;
+
 /// Leading whitespace that annotate-snippets leaves in place: beyond this much (counted after
 /// its ellipsis padding), it cuts the line's start and shows `...`.
 const KEPT_INDENT: usize = 20;
@@ -78,10 +80,6 @@ fn push_repeated(out: &mut String, run: &str, count: usize) {
         out.push_str(run.get(..now).unwrap_or_default());
         left -= now;
     }
-}
-
-fn push_all(out: &mut String, parts: &[&str]) {
-    parts.iter().for_each(|part| out.push_str(part));
 }
 
 /// Whether every byte is printable ASCII. Without an early exit, the compiler checks many
