@@ -18,15 +18,12 @@ const DOC_WIDTH: usize = 72;
 
 /// Renders the whole result for a terminal.
 pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
-    let mut out = Vec::new();
-    // Writing into a Vec cannot fail, and every piece written is a `str`.
-    let _ = write_text(ws, compiled, color, &mut out);
-    String::from_utf8(out).unwrap_or_default()
+    written(|out| write_text(ws, compiled, color, out))
 }
 
-/// Writes [`text`] into `out` as it is rendered: the diagnostics reach `out` a run at a time,
-/// rather than as one string of the whole output (5.7 MB for Mozilla's largest schema), whose
-/// pages would be faulted in and copied.
+/// Writes [`text`] into `out` as it is rendered: the diagnostics reach `out` a batch at a
+/// time, rather than as one string of the whole output (5.7 MB for Mozilla's largest schema),
+/// whose pages would be faulted in and copied.
 pub fn write_text<W: std::io::Write>(
     ws: &Workspace,
     compiled: &Compiled,
@@ -45,10 +42,25 @@ pub fn write_text<W: std::io::Write>(
     }
     out.write_all(head.as_bytes())?;
     drop(head);
-    let source = source_of(ws);
+    write_diagnostics_and_summary(ws, compiled, color, out)
+}
+
+/// The diagnostics, then the closing summary line: the whole text output but for the table,
+/// and what goes to standard error when standard output carries a machine format.
+pub fn diagnostics_and_summary(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
+    written(|out| write_diagnostics_and_summary(ws, compiled, color, out))
+}
+
+/// Writes [`diagnostics_and_summary`] into `out`.
+fn write_diagnostics_and_summary<W: std::io::Write>(
+    ws: &Workspace,
+    compiled: &Compiled,
+    color: bool,
+    out: &mut W,
+) -> std::io::Result<()> {
     write_diagnostics(
         &compiled.diagnostics,
-        &source,
+        &source_of(ws),
         color,
         ("\n", "\n"),
         &mut |text: &str| out.write_all(text.as_bytes()),
@@ -56,6 +68,14 @@ pub fn write_text<W: std::io::Write>(
     out.write_all(b"\n")?;
     out.write_all(summary(compiled).as_bytes())?;
     out.write_all(b"\n")
+}
+
+/// What `write` writes, as a `String`: writing into a `Vec` cannot fail, and every piece
+/// written is a `str`.
+fn written(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = write(&mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Appends `parts` in order: the pieces of a line whose layout is fixed, without the
@@ -72,34 +92,6 @@ fn source_of<'w>(ws: &'w Workspace) -> impl for<'f> Fn(&'f str) -> Option<&'w st
             .find(|doc| *doc.display == *file)
             .and_then(|doc| doc.text_str())
     }
-}
-
-/// The diagnostics, then the closing summary line: the whole text output but for the table,
-/// and what goes to standard error when standard output carries a machine format.
-pub fn diagnostics_and_summary(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
-    let mut out = String::new();
-    push_diagnostics_and_summary(&mut out, ws, compiled, color);
-    out
-}
-
-/// Appends [`diagnostics_and_summary`] to `out`: the text output is 5.7 MB for Mozilla's
-/// largest schema, and each copy of it into a new buffer costs its page faults again.
-fn push_diagnostics_and_summary(
-    out: &mut String,
-    ws: &Workspace,
-    compiled: &Compiled,
-    color: bool,
-) {
-    push_diagnostics(
-        out,
-        &compiled.diagnostics,
-        &source_of(ws),
-        color,
-        ("\n", "\n"),
-    );
-    out.push('\n');
-    out.push_str(&summary(compiled));
-    out.push('\n');
 }
 
 fn table(out: &mut String, schema: &Schema) {
