@@ -1,6 +1,8 @@
 //! A JSON reader that keeps what `serde_json::Value` loses: key order, duplicate keys, the exact
 //! text of numbers and the byte span of every value.
 
+use std::borrow::Cow;
+
 use crate::number::Number;
 use crate::span::Span;
 
@@ -491,6 +493,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An object key for the duplicate index: the text between its quotes when that is the key
+    /// (each escape is longer than what it stands for, so equal lengths mean none), else a copy.
+    fn index_key(&self, key: &str, key_span: Span) -> Cow<'a, str> {
+        let written = self.slice(
+            key_span.start as usize + 1,
+            (key_span.end as usize).saturating_sub(1),
+        );
+        if written.len() == key.len() {
+            Cow::Borrowed(written)
+        } else {
+            Cow::Owned(key.to_owned())
+        }
+    }
+
     fn enter(&self, depth: usize) -> Result<usize, JsonError> {
         if depth >= MAX_JSON_DEPTH {
             return Err(JsonError {
@@ -506,8 +522,10 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         self.pos += 1;
         let mut members: Vec<Member> = Vec::new();
-        // Large objects look keys up by hash, so that duplicate detection stays linear.
-        let mut index: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+        // Large objects look keys up by hash, so that duplicate detection stays linear. A key
+        // written without escapes is borrowed from the text rather than copied.
+        let mut index: rustc_hash::FxHashMap<Cow<'a, str>, usize> =
+            rustc_hash::FxHashMap::default();
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -532,9 +550,14 @@ impl<'a> Reader<'a> {
                 members.iter().position(|m| m.key == key)
             } else {
                 if index.is_empty() {
-                    index.extend(members.iter().enumerate().map(|(i, m)| (m.key.clone(), i)));
+                    index.extend(
+                        members
+                            .iter()
+                            .enumerate()
+                            .map(|(i, m)| (self.index_key(&m.key, m.key_span), i)),
+                    );
                 }
-                index.get(&key).copied()
+                index.get(key.as_str()).copied()
             };
             match existing.and_then(|i| members.get_mut(i)) {
                 Some(existing) => {
@@ -548,7 +571,7 @@ impl<'a> Reader<'a> {
                 }
                 None => {
                     if !index.is_empty() {
-                        index.insert(key.clone(), members.len());
+                        index.insert(self.index_key(&key, key_span), members.len());
                     }
                     members.push(Member {
                         key,
@@ -647,11 +670,14 @@ impl<'a> Reader<'a> {
 
     fn string(&mut self) -> Result<String, JsonError> {
         self.pos += 1;
-        let mut out = String::new();
+        let first_run = self.literal_run_here();
+        // Most strings have no escape: one allocation of their exact length.
+        if self.peek() == Some(b'"') {
+            self.pos += 1;
+            return Ok(first_run.to_owned());
+        }
+        let mut out = String::from(first_run);
         loop {
-            let run_start = self.pos;
-            self.pos += literal_run(self.bytes.get(run_start..).unwrap_or_default());
-            out.push_str(self.slice(run_start, self.pos));
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
@@ -676,11 +702,19 @@ impl<'a> Reader<'a> {
                             return Err(self.error_here("a valid escape after `\\`"));
                         }
                     }
+                    out.push_str(self.literal_run_here());
                 }
                 None => return Err(self.error_here("`\"` to close the string")),
                 Some(_) => return Err(self.error_here("no control character inside a string")),
             }
         }
+    }
+
+    /// The characters from here that a string holds as they are written, stepped over.
+    fn literal_run_here(&mut self) -> &'a str {
+        let start = self.pos;
+        self.pos += literal_run(self.bytes.get(start..).unwrap_or_default());
+        self.slice(start, self.pos)
     }
 
     fn unicode_escape(&mut self) -> Result<char, JsonError> {
@@ -764,6 +798,47 @@ mod tests {
         assert_eq!(
             one,
             Ok(JsonValue::Number(Number::from_json_text("1.50e+3")))
+        );
+    }
+
+    /// Past 16 members keys are found by hash, borrowed from the text where written without
+    /// escapes: a key must match its duplicate however either is written.
+    #[test]
+    fn large_objects_find_duplicates_written_with_or_without_escapes() {
+        let mut members: Vec<String> = (0..30).map(|i| format!(r#""k{i}": {i}"#)).collect();
+        members[5] = r#""k\u0035": 5"#.to_string();
+        members.push(r#""x\ty": "first""#.to_string());
+        members.push(r#""k\u0031": "one""#.to_string());
+        members.push(r#""\u006b2": "two""#.to_string());
+        members.push(r#""k3": "three""#.to_string());
+        members.push(r#""x\u0009y": "last""#.to_string());
+        members.push(r#""k5": "five""#.to_string());
+        members.push(r#""k30": 30"#.to_string());
+        let text = format!("{{{}}}", members.join(", "));
+        let Ok(parsed) = parse(text.as_bytes()) else {
+            unreachable!("valid JSON")
+        };
+        let doc = &parsed.doc;
+        let JsonValue::Object(members) = doc.value(doc.root()) else {
+            unreachable!("object")
+        };
+        let keys: Vec<&str> = members.iter().map(|m| m.key.as_str()).collect();
+        let mut expected: Vec<String> = (0..30).map(|i| format!("k{i}")).collect();
+        expected.push("x\ty".to_string());
+        expected.push("k30".to_string());
+        assert_eq!(keys, expected);
+        let duplicates: Vec<&str> = parsed.duplicates.iter().map(|d| d.key.as_str()).collect();
+        assert_eq!(duplicates, ["k1", "k2", "k3", "x\ty", "k5"]);
+        let value_of = |key: &str| doc.member(doc.root(), key).map(|m| doc.value(m.value));
+        assert_eq!(value_of("k1"), Some(&JsonValue::String("one".to_string())));
+        assert_eq!(
+            value_of("k3"),
+            Some(&JsonValue::String("three".to_string()))
+        );
+        assert_eq!(value_of("k5"), Some(&JsonValue::String("five".to_string())));
+        assert_eq!(
+            value_of("x\ty"),
+            Some(&JsonValue::String("last".to_string()))
         );
     }
 

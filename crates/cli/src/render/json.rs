@@ -11,7 +11,7 @@ use schema2iceberg_parser::json::literal_run;
 use schema2iceberg_parser::Diagnostic;
 use serde::Serialize;
 
-use super::push_all;
+use super::{push_all, push_number};
 
 /// Indentation for the deepest levels a report has, written in one piece: serde_json writes
 /// two spaces per level, one call each.
@@ -52,7 +52,6 @@ fn diagnostics<W: Write>(out: &mut W, diagnostics: &[Diagnostic]) -> io::Result<
 /// One diagnostic object of the array, after the comma that separates it from the one before
 /// unless it is the `first`.
 fn diagnostic(out: &mut String, first: bool, d: &Diagnostic) {
-    use std::fmt::Write as _;
     out.push_str(if first { "\n    {" } else { ",\n    {" });
     // The severity and the code are the project's own words: nothing in them to escape.
     push_all(
@@ -66,11 +65,10 @@ fn diagnostic(out: &mut String, first: bool, d: &Diagnostic) {
     string(out, &d.location.file);
     out.push_str(",\n      \"pointer\": ");
     string(out, &d.location.pointer);
-    let _ = write!(
-        out,
-        ",\n      \"line\": {},\n      \"column\": {}",
-        d.location.line, d.location.column
-    );
+    out.push_str(",\n      \"line\": ");
+    push_number(out, d.location.line);
+    out.push_str(",\n      \"column\": ");
+    push_number(out, d.location.column);
     out.push_str(",\n      \"field\": ");
     optional_string(out, d.field.as_deref());
     out.push_str(",\n      \"help\": ");

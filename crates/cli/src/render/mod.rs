@@ -84,6 +84,12 @@ fn push_all(out: &mut String, parts: &[&str]) {
     parts.iter().for_each(|part| out.push_str(part));
 }
 
+/// Appends a line or column number in decimal, without the formatting machinery (two per
+/// diagnostic, thousands of diagnostics).
+fn push_number(out: &mut String, number: usize) {
+    out.push_str(itoa::Buffer::new().format(number));
+}
+
 /// The text of a workspace's file, by the name diagnostics show for it.
 fn source_of<'w>(ws: &'w Workspace) -> impl for<'f> Fn(&'f str) -> Option<&'w str> {
     move |file: &str| {

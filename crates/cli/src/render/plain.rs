@@ -9,12 +9,10 @@
 //! messages on several lines), which the caller then hands to annotate-snippets. The tests
 //! below render every diagnostic of the fixtures and the corpus both ways and compare them.
 
-use std::fmt::Write;
-
 use annotate_snippets::renderer::DEFAULT_TERM_WIDTH;
 use schema2iceberg_parser::Diagnostic;
 
-use super::push_all;
+use super::{push_all, push_number};
 
 /// Leading whitespace that annotate-snippets leaves in place: beyond this much (counted after
 /// its ellipsis padding), it cuts the line's start and shows `...`.
@@ -47,10 +45,13 @@ pub(super) fn push_snippet(
     );
     pad(out, gutter);
     push_all(out, &["--> ", &d.location.file, ":"]);
-    let _ = writeln!(out, "{}:{}", d.location.line, range.start + 1);
+    push_number(out, d.location.line);
+    out.push(':');
+    push_number(out, range.start + 1);
+    out.push('\n');
     pad(out, gutter + 1);
     out.push_str("|\n");
-    let _ = write!(out, "{}", d.location.line);
+    push_number(out, d.location.line);
     push_all(out, &[" | ", line, "\n"]);
     pad(out, gutter + 1);
     out.push_str("| ");

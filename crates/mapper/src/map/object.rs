@@ -407,7 +407,7 @@ impl Renames {
 /// `userId` → `user_id`, `HTTPStatus` → `http_status`: a suggestion, not a rename.
 fn snake_case(name: &str) -> String {
     if name.is_ascii() {
-        snake_case_ascii(name.as_bytes())
+        snake_case_ascii(name)
     } else {
         snake_case_chars(name)
     }
@@ -444,29 +444,33 @@ fn snake_case_chars(name: &str) -> String {
     out
 }
 
-/// [`snake_case`] for the common ASCII name, a byte at a time: the same rules, without
-/// decoding characters or consulting Unicode's case tables (it was most of the cost of a schema
-/// with thousands of uppercase names).
-fn snake_case_ascii(name: &[u8]) -> String {
-    let mut out = Vec::with_capacity(name.len() + 4);
-    // NUL stands for "no character": it is neither a letter nor a digit.
-    let mut prev = 0u8;
-    for (at, &c) in name.iter().enumerate() {
-        if c.is_ascii_uppercase() {
-            let next = name.get(at + 1).copied().unwrap_or(0);
-            let after_lower = prev.is_ascii_lowercase() || prev.is_ascii_digit();
-            let acronym_ends = prev.is_ascii_uppercase() && next.is_ascii_lowercase();
-            if after_lower || acronym_ends {
-                out.push(b'_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
+/// [`snake_case`] for the common ASCII name: the underscores found a byte at a time, the rest
+/// copied and lowercased in runs, without decoding characters or consulting Unicode's case
+/// tables (it was most of the cost of a schema with thousands of uppercase names).
+fn snake_case_ascii(name: &str) -> String {
+    let bytes = name.as_bytes();
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut copied = 0;
+    // Each byte after the first, with the one before it; the one after is read only for an
+    // uppercase letter after another.
+    for (before, (&prev, &here)) in bytes.iter().zip(bytes.iter().skip(1)).enumerate() {
+        let at = before + 1;
+        // The rules of `snake_case_chars`, where NUL past the end is neither a letter nor a
+        // digit.
+        let word_starts = here.is_ascii_uppercase()
+            && (prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase()
+                    && bytes.get(at + 1).is_some_and(u8::is_ascii_lowercase)));
+        if word_starts {
+            out.push_str(name.get(copied..at).unwrap_or_default());
+            out.push('_');
+            copied = at;
         }
-        prev = c;
     }
-    // Only ASCII bytes were pushed, so this cannot fail.
-    String::from_utf8(out).unwrap_or_default()
+    out.push_str(name.get(copied..).unwrap_or_default());
+    out.make_ascii_lowercase();
+    out
 }
 
 #[cfg(test)]
@@ -497,7 +501,7 @@ mod tests {
                 .collect();
             for name in &names {
                 assert_eq!(
-                    super::snake_case_ascii(name.as_bytes()),
+                    super::snake_case_ascii(name),
                     super::snake_case_chars(name),
                     "{name}"
                 );
