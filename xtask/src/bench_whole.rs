@@ -447,6 +447,8 @@ fn linear(setup: &Setup, report: &mut String) -> Result<(), String> {
         (10_000, true),
         (40_000, true),
     ];
+    // (size, uppercase, [floor, json, text]) of each case, for the marginal costs below.
+    let mut measured: Vec<(usize, bool, [f64; 3])> = Vec::new();
     for (n, uppercase) in cases {
         let (label, unit) = if uppercase {
             (format!("{n} uppercase columns, {n} warnings"), "diagnostic")
@@ -468,6 +470,7 @@ fn linear(setup: &Setup, report: &mut String) -> Result<(), String> {
                 Cmd::new("text", &setup.tool, &["compile", "--color", "never", file]),
             ],
         )?;
+        measured.push((n, uppercase, [floor, json, text]));
         let per = |t: f64| format!("{:.2} µs/{unit}", (t - floor) * 1e6 / n as f64);
         let _ = writeln!(
             report,
@@ -482,7 +485,40 @@ fn linear(setup: &Setup, report: &mut String) -> Result<(), String> {
     report.push_str(
         "\n(per unit: the run's time above the floor's, over the columns or diagnostics)\n",
     );
+    marginal(&measured, report);
     Ok(())
+}
+
+/// The cost of each unit added from one size to the next, for the floor as for the compiler:
+/// the start-up cancels out, and the floor's own growth shows what the machine does to any
+/// process whose data outgrows its caches.
+fn marginal(measured: &[(usize, bool, [f64; 3])], report: &mut String) {
+    report.push_str(
+        "\nmarginal cost of each added unit, from one size to the next (time difference over unit difference):\n\n",
+    );
+    report.push_str("| from → to | floor | JSON | text |\n|---|---:|---:|---:|\n");
+    for pair in measured.windows(2) {
+        let [(small, upper_small, small_times), (large, upper_large, large_times)] = pair else {
+            continue;
+        };
+        if upper_small != upper_large {
+            continue;
+        }
+        let added = (large - small) as f64;
+        let per_added = |to: f64, from: f64| (to - from) * 1e6 / added;
+        let ([floor_from, json_from, text_from], [floor_to, json_to, text_to]) =
+            (small_times, large_times);
+        let (floor, json, text) = (
+            per_added(*floor_to, *floor_from),
+            per_added(*json_to, *json_from),
+            per_added(*text_to, *text_from),
+        );
+        let unit = if *upper_small { "warnings" } else { "columns" };
+        let _ = writeln!(
+            report,
+            "| {small} → {large} {unit} | {floor:.2} µs | {json:.2} µs | {text:.2} µs |"
+        );
+    }
 }
 
 /// The lever that is measured but not pulled: glibc's malloc asked to back its heap with
