@@ -260,6 +260,21 @@ pub(crate) fn github(report: &Report, closing: &str) -> String {
 
 /// SARIF 2.1.0 for GitHub code scanning: one rule for each code that occurs.
 pub(crate) fn sarif(report: &Report) -> String {
+    let rule_ids = sarif_rule_ids(report);
+    let log = SarifLog {
+        tool: sarif_tool(&rule_ids),
+        results: SarifResults {
+            report,
+            rule_ids: &rule_ids,
+        },
+    };
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The codes that occur in `report`, sorted: the run's rules, in the order of `ruleIndex`.
+fn sarif_rule_ids(report: &Report) -> Vec<&str> {
     let mut rule_ids: Vec<&str> = report
         .files
         .iter()
@@ -268,6 +283,11 @@ pub(crate) fn sarif(report: &Report) -> String {
         .collect();
     rule_ids.sort_unstable();
     rule_ids.dedup();
+    rule_ids
+}
+
+/// The tool of the run, with one rule for each of `rule_ids`.
+fn sarif_tool(rule_ids: &[&str]) -> sarif::Tool {
     let rules: Vec<sarif::ReportingDescriptor> = rule_ids
         .iter()
         .map(|id| {
@@ -282,62 +302,216 @@ pub(crate) fn sarif(report: &Report) -> String {
             }
         })
         .collect();
-    let results: Vec<sarif::Result> = report
-        .files
-        .iter()
-        .flat_map(|f| &f.diagnostics)
-        .map(|d| {
-            let level = match d.severity {
-                SeverityName::Error => sarif::ResultLevel::Error,
-                SeverityName::Warning => sarif::ResultLevel::Warning,
-                SeverityName::Note => sarif::ResultLevel::Note,
-            };
-            let mut text = d.message.clone();
-            if let Some(help) = &d.help {
-                text.push_str(" Help: ");
-                text.push_str(help);
-            }
-            let region = sarif::Region::builder()
-                .start_line(i64::try_from(d.line).unwrap_or(i64::MAX))
-                .start_column(i64::try_from(d.column).unwrap_or(i64::MAX))
-                .build();
-            let location = sarif::Location::builder()
-                .physical_location(
-                    sarif::PhysicalLocation::builder()
-                        .artifact_location(
-                            sarif::ArtifactLocation::builder()
-                                .uri(d.file.replace('\\', "/"))
-                                .build(),
-                        )
-                        .region(region)
-                        .build(),
-                )
-                .build();
-            let rule_index = rule_ids.iter().position(|r| *r == d.code).unwrap_or(0);
-            sarif::Result::builder()
-                .rule_id(d.code.clone())
-                .rule_index(i64::try_from(rule_index).unwrap_or(0))
-                .level(level)
-                .message(sarif::Message::builder().text(text).build())
-                .locations(vec![location])
-                .build()
-        })
-        .collect();
     let driver = sarif::ToolComponent::builder()
         .name("schema2iceberg")
         .version(env!("CARGO_PKG_VERSION"))
         .rules(rules)
         .build();
-    let run = sarif::Run::builder()
-        .tool(sarif::Tool::builder().driver(driver).build())
-        .results(results)
+    sarif::Tool::builder().driver(driver).build()
+}
+
+/// A SARIF log of one run, written field by field as `serde_sarif::Sarif` and `Run` write
+/// themselves (`$schema`, `runs`, `version`; a run's `results`, then `tool`), so that its
+/// results can be built one at a time as they are written. A `sarif::Result` is large: held all
+/// at once, a corpus's 25,000 of them faulted in about 100 MB.
+struct SarifLog<'r> {
+    tool: sarif::Tool,
+    results: SarifResults<'r>,
+}
+
+/// The results of the run, each built from its diagnostic when it is serialized.
+struct SarifResults<'r> {
+    report: &'r Report,
+    rule_ids: &'r [&'r str],
+}
+
+impl Serialize for SarifLog<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Run<'l, 'r>(&'l SarifLog<'r>);
+        impl Serialize for Run<'_, '_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut run = serializer.serialize_map(Some(2))?;
+                run.serialize_entry("results", &self.0.results)?;
+                run.serialize_entry("tool", &self.0.tool)?;
+                run.end()
+            }
+        }
+        let mut log = serializer.serialize_map(Some(3))?;
+        log.serialize_entry("$schema", "https://json.schemastore.org/sarif-2.1.0.json")?;
+        log.serialize_entry("runs", &[Run(self)])?;
+        log.serialize_entry("version", &sarif::Version::V2_1_0.to_string())?;
+        log.end()
+    }
+}
+
+impl Serialize for SarifResults<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let diagnostics = self.report.files.iter().flat_map(|f| &f.diagnostics);
+        let mut results = serializer.serialize_seq(Some(diagnostics.clone().count()))?;
+        for d in diagnostics {
+            results.serialize_element(&sarif_result(d, self.rule_ids))?;
+        }
+        results.end()
+    }
+}
+
+/// The SARIF result of one diagnostic; `rule_ids` is the run's sorted list of rules.
+fn sarif_result(d: &DiagnosticReport, rule_ids: &[&str]) -> sarif::Result {
+    let level = match d.severity {
+        SeverityName::Error => sarif::ResultLevel::Error,
+        SeverityName::Warning => sarif::ResultLevel::Warning,
+        SeverityName::Note => sarif::ResultLevel::Note,
+    };
+    let mut text = d.message.clone();
+    if let Some(help) = &d.help {
+        text.push_str(" Help: ");
+        text.push_str(help);
+    }
+    let region = sarif::Region::builder()
+        .start_line(i64::try_from(d.line).unwrap_or(i64::MAX))
+        .start_column(i64::try_from(d.column).unwrap_or(i64::MAX))
         .build();
-    let log = sarif::Sarif::builder()
-        .version(sarif::Version::V2_1_0.to_string())
-        .schema("https://json.schemastore.org/sarif-2.1.0.json")
-        .runs(vec![run])
+    let location = sarif::Location::builder()
+        .physical_location(
+            sarif::PhysicalLocation::builder()
+                .artifact_location(
+                    sarif::ArtifactLocation::builder()
+                        .uri(d.file.replace('\\', "/"))
+                        .build(),
+                )
+                .region(region)
+                .build(),
+        )
         .build();
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    let rule_index = rule_ids.binary_search(&d.code.as_str()).unwrap_or(0);
+    sarif::Result::builder()
+        .rule_id(d.code.clone())
+        .rule_index(i64::try_from(rule_index).unwrap_or(0))
+        .level(level)
+        .message(sarif::Message::builder().text(text).build())
+        .locations(vec![location])
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The log as `serde_sarif` writes it when built whole, results and all: what [`sarif`]
+    /// must write, byte for byte.
+    fn sarif_built_whole(report: &Report) -> String {
+        let rule_ids = sarif_rule_ids(report);
+        let results: Vec<sarif::Result> = report
+            .files
+            .iter()
+            .flat_map(|f| &f.diagnostics)
+            .map(|d| sarif_result(d, &rule_ids))
+            .collect();
+        let run = sarif::Run::builder()
+            .tool(sarif_tool(&rule_ids))
+            .results(results)
+            .build();
+        let log = sarif::Sarif::builder()
+            .version(sarif::Version::V2_1_0.to_string())
+            .schema("https://json.schemastore.org/sarif-2.1.0.json")
+            .runs(vec![run])
+            .build();
+        let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    fn diagnostic(
+        severity: SeverityName,
+        code: &str,
+        file: &str,
+        help: Option<&str>,
+    ) -> DiagnosticReport {
+        DiagnosticReport {
+            severity,
+            code: code.to_string(),
+            message: format!("a message with \"quotes\", a tab\t and é for {code}"),
+            file: file.to_string(),
+            pointer: "/properties/a".to_string(),
+            line: 3,
+            column: 7,
+            field: None,
+            help: help.map(str::to_string),
+        }
+    }
+
+    fn file(path: &str, diagnostics: Vec<DiagnosticReport>) -> FileReport {
+        FileReport {
+            path: path.to_string(),
+            kind: FileKind::Schema,
+            status: Status::Warnings,
+            table: None,
+            diagnostics,
+        }
+    }
+
+    fn report(files: Vec<FileReport>) -> Report {
+        let summary = summarize(&files);
+        Report {
+            report_version: 1,
+            tool: "schema2iceberg".to_string(),
+            files,
+            summary,
+        }
+    }
+
+    #[test]
+    fn sarif_streamed_is_the_log_serde_sarif_builds_whole() {
+        let reports = [
+            report(Vec::new()),
+            report(vec![file("clean.schema.json", Vec::new())]),
+            report(vec![
+                file(
+                    "schemas\\orders.schema.json",
+                    vec![
+                        diagnostic(
+                            SeverityName::Warning,
+                            "uppercase-name",
+                            "schemas\\orders.schema.json",
+                            Some("rename it"),
+                        ),
+                        diagnostic(
+                            SeverityName::Error,
+                            "no-partition-candidate",
+                            "schemas\\orders.schema.json",
+                            None,
+                        ),
+                        diagnostic(
+                            SeverityName::Note,
+                            "draft-assumed",
+                            "schemas/shared.json",
+                            None,
+                        ),
+                    ],
+                ),
+                file(
+                    "b.schema.json",
+                    vec![
+                        diagnostic(
+                            SeverityName::Warning,
+                            "a-code-no-table-knows",
+                            "b.schema.json",
+                            None,
+                        ),
+                        diagnostic(
+                            SeverityName::Warning,
+                            "uppercase-name",
+                            "b.schema.json",
+                            Some("again"),
+                        ),
+                    ],
+                ),
+            ]),
+        ];
+        for report in &reports {
+            assert_eq!(sarif(report), sarif_built_whole(report));
+        }
+    }
 }
