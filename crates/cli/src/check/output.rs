@@ -20,6 +20,13 @@ pub struct Report {
     pub summary: Summary,
 }
 
+impl Report {
+    /// Every file's diagnostics, file by file.
+    pub(crate) fn diagnostics(&self) -> impl Iterator<Item = &DiagnosticReport> + Clone {
+        self.files.iter().flat_map(|f| &f.diagnostics)
+    }
+}
+
 /// One checked file.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -233,7 +240,7 @@ pub(crate) fn escape_property(text: &str) -> String {
 /// GitHub Actions workflow commands: one annotation a diagnostic, then the `closing` line.
 pub(crate) fn github(report: &Report, closing: &str) -> String {
     let mut out = String::new();
-    for d in report.files.iter().flat_map(|f| &f.diagnostics) {
+    for d in report.diagnostics() {
         let command = match d.severity {
             SeverityName::Error => "error",
             SeverityName::Warning => "warning",
@@ -275,12 +282,7 @@ pub(crate) fn sarif(report: &Report) -> String {
 
 /// The codes that occur in `report`, sorted: the run's rules, in the order of `ruleIndex`.
 fn sarif_rule_ids(report: &Report) -> Vec<&str> {
-    let mut rule_ids: Vec<&str> = report
-        .files
-        .iter()
-        .flat_map(|f| &f.diagnostics)
-        .map(|d| d.code.as_str())
-        .collect();
+    let mut rule_ids: Vec<&str> = report.diagnostics().map(|d| d.code.as_str()).collect();
     rule_ids.sort_unstable();
     rule_ids.dedup();
     rule_ids
@@ -310,6 +312,9 @@ fn sarif_tool(rule_ids: &[&str]) -> sarif::Tool {
     sarif::Tool::builder().driver(driver).build()
 }
 
+/// The `$schema` of every SARIF log written.
+const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
 /// A SARIF log of one run, written field by field as `serde_sarif::Sarif` and `Run` write
 /// themselves (`$schema`, `runs`, `version`; a run's `results`, then `tool`), so that its
 /// results can be built one at a time as they are written. A `sarif::Result` is large: held all
@@ -338,7 +343,7 @@ impl Serialize for SarifLog<'_> {
             }
         }
         let mut log = serializer.serialize_map(Some(3))?;
-        log.serialize_entry("$schema", "https://json.schemastore.org/sarif-2.1.0.json")?;
+        log.serialize_entry("$schema", SARIF_SCHEMA)?;
         log.serialize_entry("runs", &[Run(self)])?;
         log.serialize_entry("version", &sarif::Version::V2_1_0.to_string())?;
         log.end()
@@ -348,7 +353,7 @@ impl Serialize for SarifLog<'_> {
 impl Serialize for SarifResults<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        let diagnostics = self.report.files.iter().flat_map(|f| &f.diagnostics);
+        let diagnostics = self.report.diagnostics();
         let mut results = serializer.serialize_seq(Some(diagnostics.clone().count()))?;
         for d in diagnostics {
             results.serialize_element(&sarif_result(d, self.rule_ids))?;
@@ -404,9 +409,7 @@ mod tests {
     fn sarif_built_whole(report: &Report) -> String {
         let rule_ids = sarif_rule_ids(report);
         let results: Vec<sarif::Result> = report
-            .files
-            .iter()
-            .flat_map(|f| &f.diagnostics)
+            .diagnostics()
             .map(|d| sarif_result(d, &rule_ids))
             .collect();
         let run = sarif::Run::builder()
@@ -415,7 +418,7 @@ mod tests {
             .build();
         let log = sarif::Sarif::builder()
             .version(sarif::Version::V2_1_0.to_string())
-            .schema("https://json.schemastore.org/sarif-2.1.0.json")
+            .schema(SARIF_SCHEMA)
             .runs(vec![run])
             .build();
         let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
