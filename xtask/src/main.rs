@@ -138,10 +138,13 @@ fn main() -> ExitCode {
             write(
                 "docs/diagnostics.md",
                 &schema2iceberg::docs::diagnostics_markdown(),
-            ) & write(
-                "docs/report.schema.json",
-                &schema2iceberg::check::output::report_schema(),
-            ) & write(
+            ) & match schema2iceberg::check::output::report_schema() {
+                Ok(schema) => write("docs/report.schema.json", &schema),
+                Err(e) => {
+                    eprintln!("cannot serialize the report's JSON Schema: {e}");
+                    false
+                }
+            } & write(
                 "docs/outputs.md",
                 &schema2iceberg::docs::outputs_markdown(&repository_root()),
             ) & write_mapping_sections()

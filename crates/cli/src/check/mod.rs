@@ -128,7 +128,7 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
     let plan = match plan::plan(request)? {
         Planned::Ready(plan) => plan,
         Planned::ConfigMistakes(failure) => {
-            return Ok(report::config_failure(request, format, failure))
+            return report::config_failure(request, format, failure)
         }
     };
     let run = run::Run {
@@ -140,5 +140,5 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
         channel_texts: &plan.channel_texts,
     };
     let outcomes = run::compile_all(&run, &plan.schemas, &plan.schema_groups);
-    Ok(report::report(request, format, &plan, outcomes))
+    report::report(request, format, &plan, outcomes)
 }

@@ -218,11 +218,8 @@ pub(crate) fn summary_line(summary: &Summary) -> String {
 }
 
 /// The JSON Schema of [`Report`], as published in `docs/report.schema.json`.
-pub fn report_schema() -> String {
-    let schema = schemars::schema_for!(Report);
-    let mut text = serde_json::to_string_pretty(&schema).unwrap_or_default();
-    text.push('\n');
-    text
+pub fn report_schema() -> serde_json::Result<String> {
+    crate::render::pretty_line(&schemars::schema_for!(Report))
 }
 
 /// Escapes a GitHub workflow command's message.
@@ -266,7 +263,7 @@ pub(crate) fn github(report: &Report, closing: &str) -> String {
 }
 
 /// SARIF 2.1.0 for GitHub code scanning: one rule for each code that occurs.
-pub(crate) fn sarif(report: &Report) -> String {
+pub(crate) fn sarif(report: &Report) -> serde_json::Result<String> {
     let rule_ids = sarif_rule_ids(report);
     let log = SarifLog {
         tool: sarif_tool(&rule_ids),
@@ -275,9 +272,7 @@ pub(crate) fn sarif(report: &Report) -> String {
             rule_ids: &rule_ids,
         },
     };
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::render::pretty_line(&log)
 }
 
 /// The codes that occur in `report`, sorted: the run's rules, in the order of `ruleIndex`.
@@ -421,9 +416,7 @@ mod tests {
             .schema(SARIF_SCHEMA)
             .runs(vec![run])
             .build();
-        let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-        text.push('\n');
-        text
+        crate::render::pretty_line(&log).unwrap()
     }
 
     fn diagnostic(
@@ -514,7 +507,7 @@ mod tests {
             ]),
         ];
         for report in &reports {
-            assert_eq!(sarif(report), sarif_built_whole(report));
+            assert_eq!(sarif(report).unwrap(), sarif_built_whole(report));
         }
     }
 }

@@ -8,7 +8,7 @@ use schema2iceberg_parser::{Diagnostic, Severity};
 use super::output::{self, DiagnosticReport, FileKind, FileReport, Report};
 use super::plan::{ConfigFailure, Plan};
 use super::run::SchemaOutcome;
-use super::{CheckFormat, CheckRequest, Checked};
+use super::{CheckFormat, CheckRequest, Checked, UsageError};
 use crate::render;
 
 /// The report of a run: every schema's outcome, then each channel configuration's diagnostics
@@ -18,7 +18,7 @@ pub(super) fn report(
     format: CheckFormat,
     plan: &Plan,
     outcomes: Vec<SchemaOutcome>,
-) -> Checked {
+) -> Result<Checked, UsageError> {
     let Plan {
         config,
         cli_overrides,
@@ -82,7 +82,7 @@ pub(super) fn config_failure(
     request: &CheckRequest,
     format: CheckFormat,
     failure: ConfigFailure,
-) -> Checked {
+) -> Result<Checked, UsageError> {
     let text = render_file_text(
         &failure.display,
         &failure.diagnostics,
@@ -109,18 +109,19 @@ pub(super) fn config_failure(
         "error: `{}` has {mistakes}, so nothing was checked",
         failure.display
     );
-    let mut checked = finish(vec![(report, text)], format, Some(closing));
+    let mut checked = finish(vec![(report, text)], format, Some(closing))?;
     checked.exit = crate::EXIT_USAGE;
-    checked
+    Ok(checked)
 }
 
 /// Builds the report from every file's result and renders it in `format`. `closing` replaces
-/// the summary line of the text and GitHub formats.
+/// the summary line of the text and GitHub formats. A report that cannot be serialized is an
+/// error (exit 2), never an empty standard output.
 fn finish(
     reports: Vec<(FileReport, String)>,
     format: CheckFormat,
     closing: Option<String>,
-) -> Checked {
+) -> Result<Checked, UsageError> {
     let files: Vec<FileReport> = reports.iter().map(|(r, _)| r.clone()).collect();
     let summary = output::summarize(&files);
     let closing = closing.unwrap_or_else(|| output::summary_line(&summary));
@@ -137,23 +138,25 @@ fn finish(
             out.push('\n');
             out
         }
-        CheckFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
-            text.push('\n');
-            text
-        }
+        CheckFormat::Json => render::pretty_line(&report).map_err(unserializable)?,
         CheckFormat::Github => output::github(&report, &closing),
-        CheckFormat::Sarif => output::sarif(&report),
+        CheckFormat::Sarif => output::sarif(&report).map_err(unserializable)?,
     };
     let exit = if report.summary.errors > 0 {
         crate::EXIT_SCHEMA_ERRORS
     } else {
         crate::EXIT_OK
     };
-    Checked {
+    Ok(Checked {
         report,
         stdout,
         exit,
+    })
+}
+
+fn unserializable(e: serde_json::Error) -> UsageError {
+    UsageError {
+        message: format!("cannot write the report as JSON: {e}"),
     }
 }
 

@@ -467,10 +467,11 @@ impl<'a> Driver<'a> {
         // The progress goes into the table's properties with every commit, and into the
         // snapshot summary of a cycle with rows. fast_append refuses an empty append, so a cycle
         // whose records all went to the dead-letter queue commits the properties alone.
+        let progress = self.progress.to_property()?;
         let transaction = Transaction::new(&self.table);
         let properties = transaction
             .update_table_properties()
-            .set(PROGRESS_PROPERTY.to_string(), self.progress.to_property());
+            .set(PROGRESS_PROPERTY.to_string(), progress.clone());
         let mut transaction = properties
             .apply(transaction)
             .map_err(|e| format!("cannot prepare the commit: {e}"))?;
@@ -481,7 +482,7 @@ impl<'a> Driver<'a> {
                 .add_data_files(data_files)
                 .set_snapshot_properties(HashMap::from([(
                     PROGRESS_PROPERTY.to_string(),
-                    self.progress.to_property(),
+                    progress,
                 )]));
             transaction = append
                 .apply(transaction)

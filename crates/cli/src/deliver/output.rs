@@ -146,9 +146,8 @@ impl Summary<'_> {
                 "spark-cannot-read": self.time_columns,
             },
         });
-        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-        text.push('\n');
-        text
+        // A `Value`'s alternate Display is `to_string_pretty`, and cannot fail.
+        format!("{value:#}\n")
     }
 }
 

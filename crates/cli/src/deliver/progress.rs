@@ -87,9 +87,10 @@ impl Progress {
         }
     }
 
-    /// The summary property's value.
-    pub(crate) fn to_property(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+    /// The summary property's value. An error is a bug, and the commit is refused for it:
+    /// an empty property would lose the table's progress.
+    pub(crate) fn to_property(&self) -> Result<String, String> {
+        serde_json::to_string(self).map_err(|e| format!("cannot write the delivery progress: {e}"))
     }
 }
 
@@ -176,7 +177,7 @@ mod tests {
             .map(|p| (p.input.as_str(), p.records))
             .collect();
         assert_eq!(order, [("b", 3), ("a", 2)]);
-        let read: Progress = serde_json::from_str(&progress.to_property()).unwrap();
+        let read: Progress = serde_json::from_str(&progress.to_property().unwrap()).unwrap();
         assert_eq!(read, progress);
     }
 }

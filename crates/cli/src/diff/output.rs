@@ -26,9 +26,8 @@ pub(super) fn render(
                 "fails": failing,
                 "files": files,
             });
-            let mut out = serde_json::to_string_pretty(&value).unwrap_or_default();
-            out.push('\n');
-            out
+            // A `Value`'s alternate Display is `to_string_pretty`, and cannot fail.
+            format!("{value:#}\n")
         }
         DiffFormat::Github => github(files, fail_on),
     }

@@ -17,6 +17,15 @@ use super::{push_all, push_number};
 /// two spaces per level, one call each.
 const INDENTATION: &[u8] = b"                                                                ";
 
+/// `value` as pretty JSON with a final newline: the JSON documents the commands print whole.
+/// serde_json fails only on a map whose keys are not strings or on a `Serialize` that fails;
+/// the caller reports such a bug as an error rather than printing nothing.
+pub fn pretty_line<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    Ok(text)
+}
+
 /// Writes the report of `compiled`, without the final newline.
 pub fn write_report<W: Write>(compiled: &Compiled, out: &mut W) -> io::Result<()> {
     out.write_all(b"{\n  \"format-version\": 2,\n  \"schema\": ")?;
