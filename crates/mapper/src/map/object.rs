@@ -2,6 +2,8 @@
 //! from `properties` with each column's requiredness and name checks, a map from
 //! `additionalProperties`, and the objects that have no Iceberg type.
 
+use std::hash::{Hash, Hasher};
+
 // Lookups only (never iterated into output), so a fast non-random hasher is safe.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -83,7 +85,7 @@ impl Mapper<'_> {
         let mut columns = Vec::with_capacity(names.len());
         // Built at the first uppercase name only: most objects have none.
         let mut renames: Option<Renames> = None;
-        let mut lowercase: HashMap<String, &str> =
+        let mut lowercase: HashMap<Lowercase<'_>, &str> =
             HashMap::with_capacity_and_hasher(names.len(), Default::default());
         for (index, (name, (parent, property), more)) in names.iter().enumerate() {
             let column_field = join(field, name);
@@ -136,7 +138,7 @@ impl Mapper<'_> {
         column_field: &str,
         names: &[(&'n str, Definition<'_>, Vec<Definition<'_>>)],
         renames: &mut Option<Renames>,
-        lowercase: &mut HashMap<String, &'n str>,
+        lowercase: &mut HashMap<Lowercase<'n>, &'n str>,
     ) {
         let Some(&(name, _, _)) = names.get(index) else {
             return;
@@ -163,7 +165,7 @@ impl Mapper<'_> {
                     .help(index, |i| names.get(i).map_or("", |n| n.0)),
             );
         }
-        match lowercase.entry(name.to_lowercase()) {
+        match lowercase.entry(Lowercase::of(name)) {
             std::collections::hash_map::Entry::Occupied(other) => {
                 let message = format!("columns `{}` and `{name}` differ only in case; engines that ignore case cannot tell them apart", other.get());
                 self.emit(&codes::CASE_COLLISION, location, message, column_field);
@@ -346,6 +348,62 @@ impl Mapper<'_> {
     }
 }
 
+/// A name as `str::to_lowercase` spells it, as a key: an ASCII name is compared and hashed a
+/// byte at a time, lowercased on the fly, so that the common name costs no allocation. Any
+/// other name is lowercased once (`K`, the Kelvin sign, becomes an ASCII `k`, so both kinds
+/// meet in one table).
+enum Lowercase<'n> {
+    Ascii(&'n str),
+    Folded(String),
+}
+
+impl<'n> Lowercase<'n> {
+    fn of(name: &'n str) -> Lowercase<'n> {
+        if name.is_ascii() {
+            Lowercase::Ascii(name)
+        } else {
+            Lowercase::Folded(name.to_lowercase())
+        }
+    }
+
+    fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        let (text, fold) = match self {
+            Lowercase::Ascii(name) => (*name, true),
+            Lowercase::Folded(lowered) => (lowered.as_str(), false),
+        };
+        text.bytes()
+            .map(move |b| if fold { b.to_ascii_lowercase() } else { b })
+    }
+}
+
+impl PartialEq for Lowercase<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bytes().eq(other.bytes())
+    }
+}
+
+impl Eq for Lowercase<'_> {}
+
+impl Hash for Lowercase<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // Equal keys give equal byte streams, cut into the same chunks.
+        let mut chunk = [0u8; 32];
+        let mut len = 0;
+        for b in self.bytes() {
+            if let Some(slot) = chunk.get_mut(len) {
+                *slot = b;
+                len += 1;
+            } else {
+                state.write(&chunk);
+                chunk[0] = b;
+                len = 1;
+            }
+        }
+        state.write(chunk.get(..len).unwrap_or_default());
+        state.write_u8(0xff);
+    }
+}
+
 /// The snake_case form of each sibling's name, worked out once per object, so that each
 /// uppercase name's help can say whether its suggestion collides with a sibling.
 struct Renames {
@@ -475,7 +533,35 @@ fn snake_case_ascii(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::snake_case;
+    use super::{snake_case, Lowercase};
+
+    #[test]
+    fn lowercase_keys_meet_as_to_lowercase_says() {
+        use std::hash::BuildHasher;
+        let hasher = rustc_hash::FxBuildHasher;
+        let long = "Use_Counter_CSS_Page_Property_Alignment_Baseline_X";
+        let pairs = [
+            ("userId", "USERID", true),
+            ("userId", "user_id", false),
+            (long, &long.to_ascii_lowercase(), true),
+            (long, &long[..long.len() - 1], false),
+            ("\u{212A}elvin", "kelvin", true),
+            ("Été", "éTÉ", true),
+            ("", "", true),
+        ];
+        for (a, b, same) in pairs {
+            let (a_key, b_key) = (Lowercase::of(a), Lowercase::of(b));
+            assert_eq!(a_key == b_key, same, "{a} and {b}");
+            assert_eq!(a.to_lowercase() == b.to_lowercase(), same, "{a} and {b}");
+            if same {
+                assert_eq!(
+                    hasher.hash_one(&a_key),
+                    hasher.hash_one(&b_key),
+                    "{a} and {b}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn suggests_snake_case() {
