@@ -75,7 +75,7 @@ pub use file::JsonFile;
 pub use number::Number;
 pub use schema::{
     keyword_name, DocId, Exclusive, Items, Keyword, Keywords, Property, RareKeywords, Reference,
-    Schema, SchemaId, SchemaKind, Site, TypeName, KEYWORD_NAMES,
+    Schema, SchemaId, SchemaKind, Site, TypeList, TypeName, KEYWORD_NAMES,
 };
 pub use span::{LineIndex, Span};
 pub use url::Url;

@@ -128,6 +128,68 @@ impl TypeName {
     }
 }
 
+/// The names of a `type` keyword, in the order written, each once. Held inline: nearly every
+/// schema node writes `type`, and a `Vec` cost each of them an allocation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct TypeList {
+    names: [TypeName; 7],
+    len: u8,
+}
+
+impl TypeList {
+    /// No names.
+    pub fn new() -> TypeList {
+        TypeList {
+            names: [TypeName::Null; 7],
+            len: 0,
+        }
+    }
+
+    /// Adds `name` unless it is there already (so the list never outgrows the seven names).
+    pub fn insert(&mut self, name: TypeName) {
+        if !self.contains(&name) {
+            if let Some(slot) = self.names.get_mut(usize::from(self.len)) {
+                *slot = name;
+                self.len += 1;
+            }
+        }
+    }
+}
+
+impl Default for TypeList {
+    fn default() -> TypeList {
+        TypeList::new()
+    }
+}
+
+impl std::ops::Deref for TypeList {
+    type Target = [TypeName];
+
+    fn deref(&self) -> &[TypeName] {
+        self.names.get(..usize::from(self.len)).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for TypeList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<const N: usize> PartialEq<[TypeName; N]> for TypeList {
+    fn eq(&self, other: &[TypeName; N]) -> bool {
+        **self == *other
+    }
+}
+
+impl FromIterator<TypeName> for TypeList {
+    fn from_iter<I: IntoIterator<Item = TypeName>>(names: I) -> TypeList {
+        let mut list = TypeList::new();
+        names.into_iter().for_each(|name| list.insert(name));
+        list
+    }
+}
+
 /// `exclusiveMaximum` / `exclusiveMinimum`: a boolean modifier in draft-04, a bound since draft-06.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exclusive {
@@ -177,7 +239,7 @@ pub struct Keywords {
     /// `$ref`
     pub reference: Option<Keyword<Reference>>,
     /// `type`, as a list even where a single name was written.
-    pub types: Option<Keyword<Vec<TypeName>>>,
+    pub types: Option<Keyword<TypeList>>,
     /// `format`
     pub format: Option<Keyword<String>>,
     /// `properties`
@@ -340,5 +402,29 @@ mod tests {
         }
         assert!(matches!(keyword_name("x-vendor"), Cow::Owned(n) if n == "x-vendor"));
         assert!(matches!(keyword_name("Type"), Cow::Owned(_)));
+    }
+
+    #[test]
+    fn type_list_keeps_the_written_order_once_each() {
+        use super::{TypeList, TypeName as T};
+        let list: TypeList = [T::String, T::Null, T::String, T::Integer, T::Null]
+            .into_iter()
+            .collect();
+        assert_eq!(*list, [T::String, T::Null, T::Integer]);
+        assert!(list == [T::String, T::Null, T::Integer]);
+        assert!(list != [T::String, T::Null]);
+        let every = [
+            T::Null,
+            T::Boolean,
+            T::Object,
+            T::Array,
+            T::Number,
+            T::Integer,
+            T::String,
+        ];
+        let full: TypeList = every.iter().chain(every.iter().rev()).copied().collect();
+        assert_eq!(*full, every);
+        assert!(TypeList::new().is_empty());
+        assert_eq!(format!("{list:?}"), "[String, Null, Integer]");
     }
 }

@@ -197,7 +197,7 @@ pub(super) fn merge_types<'k>(kws: &[(SchemaId, &'k Keywords)]) -> TypeMerge<'k>
             return TypeMerge::Unknown;
         }
         result = match result {
-            None => Some((location, types.value.clone())),
+            None => Some((location, types.value.to_vec())),
             Some((first_location, current)) => {
                 let merged: Vec<TypeName> = current
                     .iter()

@@ -13,7 +13,7 @@ use crate::draft::Draft;
 use crate::json::{JsonDoc, JsonId, JsonValue, Member};
 use crate::schema::{
     keyword_name, DocId, Exclusive, Items, Keyword, Keywords, Property, Reference, Schema,
-    SchemaId, SchemaKind, TypeName,
+    SchemaId, SchemaKind, TypeList, TypeName,
 };
 use crate::suggest::suggest_type;
 
@@ -155,15 +155,11 @@ impl Workspace {
     /// `type`: one name or a list of names, each a JSON Schema type; repeats are dropped.
     fn read_type(&self, read: &Read<'_>, k: &mut Keywords, problems: &mut Vec<Diagnostic>) {
         let (doc, at, value) = (read.doc, read.member.value, read.value);
-        let mut types = Vec::new();
+        let mut types = TypeList::new();
         let mut add = |name: &JsonValue, name_at: JsonId, problems: &mut Vec<Diagnostic>| match name
         {
             JsonValue::String(s) => match TypeName::parse(s) {
-                Some(t) => {
-                    if !types.contains(&t) {
-                        types.push(t);
-                    }
-                }
+                Some(t) => types.insert(t),
                 None => problems.push(
                     Diagnostic::new(
                         &codes::UNKNOWN_TYPE,
