@@ -122,7 +122,7 @@ fn finish(
     format: CheckFormat,
     closing: Option<String>,
 ) -> Result<Checked, UsageError> {
-    let files: Vec<FileReport> = reports.iter().map(|(r, _)| r.clone()).collect();
+    let (files, texts): (Vec<FileReport>, Vec<String>) = reports.into_iter().unzip();
     let summary = output::summarize(&files);
     let closing = closing.unwrap_or_else(|| output::summary_line(&summary));
     let report = Report {
@@ -133,7 +133,7 @@ fn finish(
     };
     let stdout = match format {
         CheckFormat::Text => {
-            let mut out: String = reports.iter().map(|(_, text)| text.as_str()).collect();
+            let mut out: String = texts.concat();
             out.push_str(&closing);
             out.push('\n');
             out
