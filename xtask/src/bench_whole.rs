@@ -186,7 +186,7 @@ fn hyperfine_refs(
     warmup: usize,
 ) -> Result<Vec<f64>, String> {
     let export = setup.scratch.join("hyperfine.json");
-    let mut command = Command::new("hyperfine");
+    let mut command = bench_process::timed_command("hyperfine");
     command
         .args(["-N", "--style", "none", "--warmup"])
         .arg(warmup.to_string())

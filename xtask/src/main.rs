@@ -280,7 +280,7 @@ fn median_run(program: &Path, args: &[&str], runs: usize) -> Result<f64, String>
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let start = std::time::Instant::now();
-        let status = Command::new(program)
+        let status = bench_process::timed_command(program)
             .args(args)
             .stdout(std::process::Stdio::null())
             .status()
