@@ -29,7 +29,6 @@ impl Cmd {
 }
 
 /// What the benchmark needs: the programs, and where it keeps its files.
-#[derive(Clone)]
 struct Setup {
     tool: PathBuf,
     floor: PathBuf,
@@ -175,15 +174,17 @@ fn transpiler(target: &Path) -> Result<PathBuf, String> {
 /// Runs hyperfine over `commands` and returns each one's median wall time in seconds.
 /// `failing_ok`: the commands exit with 1 by design (a corpus with errors in it).
 fn hyperfine(setup: &Setup, commands: &[Cmd], failing_ok: bool) -> Result<Vec<f64>, String> {
-    hyperfine_refs(setup, &commands.iter().collect::<Vec<_>>(), failing_ok, 3)
+    let commands: Vec<&Cmd> = commands.iter().collect();
+    hyperfine_runs(setup, &commands, failing_ok, 3, setup.runs)
 }
 
-/// [`hyperfine`] over borrowed commands, with `warmup` untimed runs before each one's runs.
-fn hyperfine_refs(
+/// [`hyperfine`] over borrowed commands: `warmup` untimed runs, then `runs` timed ones, of each.
+fn hyperfine_runs(
     setup: &Setup,
     commands: &[&Cmd],
     failing_ok: bool,
     warmup: usize,
+    runs: usize,
 ) -> Result<Vec<f64>, String> {
     let export = setup.scratch.join("hyperfine.json");
     let mut command = bench_process::timed_command("hyperfine");
@@ -191,7 +192,7 @@ fn hyperfine_refs(
         .args(["-N", "--style", "none", "--warmup"])
         .arg(warmup.to_string())
         .arg("--runs")
-        .arg(setup.runs.to_string())
+        .arg(runs.to_string())
         .arg("--export-json")
         .arg(&export);
     if failing_ok {
@@ -293,11 +294,7 @@ fn paired(setup: &Setup, commands: &[Cmd], failing_ok: bool) -> Result<Rounds, S
         .flat_map(|round| (0..count).map(move |i| (i + round) % count))
         .collect();
     let turns: Vec<&Cmd> = order.iter().filter_map(|&i| commands.get(i)).collect();
-    let one_run = Setup {
-        runs: 1,
-        ..setup.clone()
-    };
-    let times = hyperfine_refs(&one_run, &turns, failing_ok, 1)?;
+    let times = hyperfine_runs(setup, &turns, failing_ok, 1, 1)?;
     if times.len() != order.len() {
         return Err(format!(
             "hyperfine gave {} results for {} runs",

@@ -146,8 +146,7 @@ impl Summary<'_> {
                 "spark-cannot-read": self.time_columns,
             },
         });
-        // A `Value`'s alternate Display is `to_string_pretty`, and cannot fail.
-        format!("{value:#}\n")
+        crate::render::pretty_value_line(&value)
     }
 }
 

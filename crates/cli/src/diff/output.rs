@@ -26,8 +26,7 @@ pub(super) fn render(
                 "fails": failing,
                 "files": files,
             });
-            // A `Value`'s alternate Display is `to_string_pretty`, and cannot fail.
-            format!("{value:#}\n")
+            crate::render::pretty_value_line(&value)
         }
         DiffFormat::Github => github(files, fail_on),
     }

@@ -26,6 +26,12 @@ pub fn pretty_line<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<Strin
     Ok(text)
 }
 
+/// A `serde_json::Value` as pretty JSON with a final newline. Its alternate `Display` is
+/// `to_string_pretty`, and a `Value` always serializes, so nothing can fail here.
+pub fn pretty_value_line(value: &serde_json::Value) -> String {
+    format!("{value:#}\n")
+}
+
 /// Writes the report of `compiled`, without the final newline.
 pub fn write_report<W: Write>(compiled: &Compiled, out: &mut W) -> io::Result<()> {
     out.write_all(b"{\n  \"format-version\": 2,\n  \"schema\": ")?;

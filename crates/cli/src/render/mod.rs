@@ -11,7 +11,7 @@ mod batch;
 mod json;
 mod plain;
 
-pub use json::{pretty_line, write_report};
+pub use json::{pretty_line, pretty_value_line, write_report};
 
 /// Longest doc shown in the tree; the JSON output has the whole text.
 const DOC_WIDTH: usize = 72;
