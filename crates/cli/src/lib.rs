@@ -522,6 +522,7 @@ fn run_check(args: CheckArgs) -> ExitCode {
         warn: args.warn,
         deny: args.deny,
         color: args.format == check::CheckFormat::Text && color_enabled(args.color.color),
+        output: check::FileId::of_stdout(),
     };
     match check::check(&request, args.format) {
         Ok(checked) => {

@@ -328,6 +328,49 @@ fn check_exit_codes_follow_the_issue() {
     assert!(stdout(&clean).contains("checked 1 file: 0 errors, 0 warnings"));
 }
 
+/// docs/ci.md's GitLab job runs `check --format json > schema2iceberg-report.json` at the
+/// repository root: the shell creates the report file, empty, before `check` searches the folder.
+/// It must not check its own report (it would be `invalid-json` and fail the run).
+#[cfg(unix)]
+#[test]
+fn check_skips_the_file_its_output_is_redirected_into() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("schemas")).unwrap();
+    std::fs::write(
+        dir.path().join("schemas/orders.json"),
+        r#"{"type": "object", "properties": {"order_id": {"type": "string"}}}"#,
+    )
+    .unwrap();
+    for (format, report_name) in [("json", "schema2iceberg-report.json"), ("text", "out.json")] {
+        let report = std::fs::File::create(dir.path().join(report_name)).unwrap();
+        let status = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+            .args(["check", "--format", format])
+            .current_dir(dir.path())
+            .stdout(report)
+            .status()
+            .unwrap();
+        let written = std::fs::read_to_string(dir.path().join(report_name)).unwrap();
+        assert!(status.success(), "{format}: {written}");
+        assert!(written.contains("orders.json"), "{format}: {written}");
+        assert!(!written.contains(report_name), "{format}: {written}");
+        std::fs::remove_file(dir.path().join(report_name)).unwrap();
+    }
+    // The same report file, named on the command line as a file to check, with output elsewhere,
+    // is checked as before.
+    std::fs::write(dir.path().join("other.json"), "").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+        .args(["check", "other.json"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
 #[test]
 fn check_reports_json_on_stdout() {
     let o = run_check_in("testdata/check/kinesis-repo", &["--format", "json"]);

@@ -37,6 +37,53 @@ pub fn expand(
     Ok(found.into_iter().collect())
 }
 
+/// A file's identity (device and inode), to know a path for the file another handle has open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileId {
+    device: u64,
+    inode: u64,
+}
+
+impl FileId {
+    /// The regular file standard output writes into, if it is one. Only Unix says which file a
+    /// handle has open; elsewhere this is `None`, and nothing is skipped.
+    pub fn of_stdout() -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::AsFd;
+            let handle = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+            let metadata = std::fs::File::from(handle).metadata().ok()?;
+            metadata.is_file().then(|| FileId::of_metadata(&metadata))
+        }
+        #[cfg(not(unix))]
+        {
+            None
+        }
+    }
+
+    /// The identity of the file at `path`.
+    pub fn of_path(path: &Path) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            Some(FileId::of_metadata(&std::fs::metadata(path).ok()?))
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = path;
+            None
+        }
+    }
+
+    #[cfg(unix)]
+    fn of_metadata(metadata: &std::fs::Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        FileId {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+        }
+    }
+}
+
 /// The directory part of a glob before its first wildcard.
 fn glob_root(glob: &str) -> PathBuf {
     let literal: Vec<&str> = glob

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use schema2iceberg_parser::{absolute_path, Draft};
 
+pub use discover::FileId;
 use output::Report;
 use plan::Planned;
 
@@ -57,6 +58,9 @@ pub struct CheckRequest {
     pub deny: Vec<String>,
     /// Color text output.
     pub color: bool,
+    /// The file standard output is redirected into, when it is one: never checked, since it
+    /// is the report being written (`check --format json > report.json` in the folder searched).
+    pub output: Option<FileId>,
 }
 
 impl CheckRequest {
@@ -74,6 +78,7 @@ impl CheckRequest {
             warn: Vec::new(),
             deny: Vec::new(),
             color: false,
+            output: None,
         }
     }
 }

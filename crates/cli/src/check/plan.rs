@@ -168,8 +168,11 @@ fn find_files(request: &CheckRequest, config: &Config) -> Result<Found, UsageErr
             .map(|p| (p.display().to_string(), request.dir.join(p)))
             .collect()
     };
-    let files = discover::expand(&paths, &config.skip, &config.dir)
+    let mut files = discover::expand(&paths, &config.skip, &config.dir)
         .map_err(|message| UsageError { message })?;
+    if let Some(output) = request.output {
+        files.retain(|path| discover::FileId::of_path(path) != Some(output));
+    }
     let cli_channel: Vec<PathBuf> = request
         .channel_configs
         .iter()
