@@ -517,14 +517,16 @@ const SERIES: [(bool, [usize; 3]); 2] = [
     (true, [1_000, 10_000, 40_000]),
 ];
 
-/// How much the cost of an added unit may grow from the small step of a series to the large
-/// one and still count as constant: the issue asks for a constant cost, and a median over
-/// paired rounds still moves by about a tenth from run to run on this machine.
-const LINEAR_TOLERANCE: f64 = 1.2;
+/// How much faster than the floor's the cost of an added unit may grow and still count as
+/// constant. The issue asks for a constant cost, and judges every goal against the floor in
+/// the same run: the machine makes even the floor's cost per unit grow by about a fifth from
+/// the small step to the large one, as its data outgrows the caches. A tenth allows for how
+/// far a median over the rounds still moves from one run to the next.
+const LINEAR_TOLERANCE: f64 = 1.1;
 
 /// Cost per column and per diagnostic over generated schemas, 1k to 100k columns and 1k to
-/// 40k diagnostics: linear when the cost of each added unit stays the same from one size to the
-/// next. Each series runs in paired rounds, its three sizes and the floor together, so that
+/// 40k diagnostics: linear when the cost of each added unit grows from one size to the next no
+/// faster than the floor's does. Each series runs in paired rounds, its three sizes and the floor together, so that
 /// each step's difference is taken within a round; a difference of two medians taken minutes
 /// apart moved by more than the growth it was meant to show.
 fn linear(
@@ -538,7 +540,7 @@ fn linear(
     report.push_str(
         "| schema | floor | JSON | per unit | text | per unit |\n|---|---:|---:|---:|---:|---:|\n",
     );
-    let mut growth_lines = String::new();
+    let (mut growth_lines, mut against_lines) = (String::new(), String::new());
     for (uppercase, sizes) in SERIES {
         let unit = if uppercase { "diagnostic" } else { "column" };
         let mut commands = Vec::new();
@@ -618,13 +620,28 @@ fn linear(
             cell(json_figures),
             cell(text_figures)
         );
-        let worst = json.max(text);
+        // Our growth over the floor's, within each round.
+        let against_floor = |kind: usize| {
+            rounds.per_round(|round| {
+                let growth = |kind: usize| {
+                    let time = |size: usize| round.get(at(size, kind)).copied();
+                    Some(steps([time(0)?, time(1)?, time(2)?], sizes)[2])
+                };
+                Some(growth(kind)? / growth(0)?)
+            })
+        };
+        let (json_against, text_against) = (against_floor(1), against_floor(2));
+        let _ = writeln!(
+            against_lines,
+            "| {} → {} → {} {unit}s | {json_against:.2}× | {text_against:.2}× |",
+            sizes[0], sizes[1], sizes[2]
+        );
         goals.push((
             format!(
-                "cost per {unit} constant from {} to {} (an added {unit} costs {json:.2}× (JSON) and {text:.2}× (text) as much in the large step as in the small one, within {LINEAR_TOLERANCE}×; the floor {floor:.2}×)",
+                "cost per {unit} constant from {} to {}: an added {unit} costs {json:.2}× (JSON) and {text:.2}× (text) as much in the large step as in the small one, the floor's {floor:.2}×; that is {json_against:.2}× and {text_against:.2}× the floor's growth (at most {LINEAR_TOLERANCE}×)",
                 sizes[0], sizes[2]
             ),
-            worst <= LINEAR_TOLERANCE,
+            json_against.max(text_against) <= LINEAR_TOLERANCE,
         ));
     }
     report.push_str(
@@ -634,6 +651,10 @@ fn linear(
         "\nmarginal cost: what an added unit costs in the small step (1k → 10k) and in the large one (10k → 100k columns, 10k → 40k warnings), and the large step's cost over the small one's; each the median over the rounds of the figure within a round, so 1.00× is linear. The floor's own growth shows what the machine does to any process whose data outgrows its caches.\n\n| series | floor | JSON | text |\n|---|---:|---:|---:|\n",
     );
     report.push_str(&growth_lines);
+    let _ = write!(
+        report,
+        "\nthe goal: our growth over the floor's, the median of the rounds' ratios (at most {LINEAR_TOLERANCE}×)\n\n| series | JSON | text |\n|---|---:|---:|\n{against_lines}"
+    );
     Ok(())
 }
 
