@@ -526,9 +526,9 @@ const LINEAR_TOLERANCE: f64 = 1.1;
 
 /// Cost per column and per diagnostic over generated schemas, 1k to 100k columns and 1k to
 /// 40k diagnostics: linear when the cost of each added unit grows from one size to the next no
-/// faster than the floor's does. Each series runs in paired rounds, its three sizes and the floor together, so that
-/// each step's difference is taken within a round; a difference of two medians taken minutes
-/// apart moved by more than the growth it was meant to show.
+/// faster than the floor's does. Each series runs in paired rounds, its three sizes and the
+/// floor together, so that each step's difference is taken within a round; a difference of two
+/// medians taken minutes apart moved by more than the growth it was meant to show.
 fn linear(
     setup: &Setup,
     report: &mut String,
@@ -589,20 +589,19 @@ fn linear(
                 per(2)
             );
         }
+        // The steps of command `kind` within one round.
+        let round_steps = |round: &[f64], kind: usize| {
+            let time = |size: usize| round.get(at(size, kind)).copied();
+            Some(steps([time(0)?, time(1)?, time(2)?], sizes))
+        };
         // Each kind's three figures, each the median over the rounds of that round's figure.
         let figures = |kind: usize| {
-            let figure = |which: usize| {
-                rounds.per_round(|round| {
-                    let time = |size: usize| round.get(at(size, kind)).copied();
-                    steps([time(0)?, time(1)?, time(2)?], sizes)
-                        .get(which)
-                        .copied()
-                })
-            };
-            [figure(0), figure(1), figure(2)]
+            [0, 1, 2].map(|which| {
+                rounds.per_round(|round| round_steps(round, kind)?.get(which).copied())
+            })
         };
-        let ([_, _, floor], json_figures, text_figures) = (figures(0), figures(1), figures(2));
-        let (json, text) = (json_figures[2], text_figures[2]);
+        let (floor_figures, json_figures, text_figures) = (figures(0), figures(1), figures(2));
+        let [floor, json, text] = [floor_figures, json_figures, text_figures].map(|f| f[2]);
         let cell = |[small_step, large_step, growth]: [f64; 3]| {
             format!(
                 "{:.2} → {:.2} µs ({growth:.2}×)",
@@ -616,17 +615,14 @@ fn linear(
             sizes[0],
             sizes[1],
             sizes[2],
-            cell(figures(0)),
+            cell(floor_figures),
             cell(json_figures),
             cell(text_figures)
         );
         // Our growth over the floor's, within each round.
         let against_floor = |kind: usize| {
             rounds.per_round(|round| {
-                let growth = |kind: usize| {
-                    let time = |size: usize| round.get(at(size, kind)).copied();
-                    Some(steps([time(0)?, time(1)?, time(2)?], sizes)[2])
-                };
+                let growth = |kind: usize| Some(round_steps(round, kind)?[2]);
                 Some(growth(kind)? / growth(0)?)
             })
         };
