@@ -315,26 +315,49 @@ fn records_file(
     })
 }
 
-/// The release build of the binary and the floor (`xtask/examples/parse_floor.rs`) that the
-/// whole-process benchmarks time. One build for both: built apart, the two feature sets (the
-/// example brings xtask's dev-dependencies) rebuild the mapper and the cli each time.
-pub fn release_build(cargo: impl Fn(&[&str]) -> bool) -> Result<(), String> {
-    let built = cargo(&[
+/// The release build of the binary alone, as `cargo install` builds it. Built together with
+/// xtask, the feature sets of the two unite, and the binary is not the one users run: its
+/// dependencies are compiled with other features, and its functions get other names, which the
+/// linker's symbol order (crates/cli/build.rs) would not find.
+/// Into `target_dir` when given, else the usual one.
+pub fn release_build_tool(
+    cargo: &impl Fn(&[&str]) -> bool,
+    target_dir: Option<&Path>,
+) -> Result<(), String> {
+    let mut args = vec![
         "build",
         "--release",
         "-p",
         "schema2iceberg",
-        "-p",
-        "xtask",
         "--bin",
         "schema2iceberg",
-        "--example",
-        "parse_floor",
-    ]);
-    if built {
+    ];
+    let dir = target_dir.map(|d| d.display().to_string());
+    if let Some(dir) = &dir {
+        args.extend(["--target-dir", dir.as_str()]);
+    }
+    if cargo(&args) {
         Ok(())
     } else {
-        Err("the release build of schema2iceberg or parse_floor failed".to_string())
+        Err("the release build of schema2iceberg failed".to_string())
+    }
+}
+
+/// The release builds of the binary (`release_build_tool`) and of the floor that the
+/// whole-process benchmarks time (`xtask/examples/parse_floor.rs`).
+pub fn release_build(cargo: impl Fn(&[&str]) -> bool) -> Result<(), String> {
+    release_build_tool(&cargo, None)?;
+    if cargo(&[
+        "build",
+        "--release",
+        "-p",
+        "xtask",
+        "--example",
+        "parse_floor",
+    ]) {
+        Ok(())
+    } else {
+        Err("the release build of parse_floor failed".to_string())
     }
 }
 

@@ -7,8 +7,8 @@ use std::process::{Command, Stdio};
 
 use crate::bench_process::{self, Job};
 
-const MOZILLA: &str = "mozilla-pipeline-schemas/telemetry/first-shutdown-use-counter/first-shutdown-use-counter.4.schema.json";
-const KUBERNETES: &str = "schemastore/kubernetes-definitions.json";
+pub const MOZILLA: &str = "mozilla-pipeline-schemas/telemetry/first-shutdown-use-counter/first-shutdown-use-counter.4.schema.json";
+pub const KUBERNETES: &str = "schemastore/kubernetes-definitions.json";
 const TRANSPILER_VERSION: &str = "2.0.1";
 
 /// One command for hyperfine: its name in the tables and its words (no shell).

@@ -5,6 +5,7 @@ mod bench_process;
 mod bench_records;
 mod bench_whole;
 mod gen_records;
+mod symbol_order;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -45,16 +46,37 @@ tasks:
             (installed once into the target directory), peak memory, check over the corpus in
             every format, generated schemas of 1k to 100k columns and 1k to 40k diagnostics,
             and start-up against hello world; prints a Markdown table and the goals met
+  symbol-order [--check]
+            profile the release binary (built as `cargo install` builds it) under callgrind on
+            typical commands and write crates/cli/symbol-order.txt, the functions the linker
+            places side by side; --check says whether the file still fits the binary and the
+            linker used it (CI runs it)
   bench --instructions
             count the instructions of each phase (parse, read, compile, Iceberg's build)
             under valgrind's callgrind: slower, but the same on every run";
 
+/// Runs cargo as a developer's shell would. `cargo run` gives xtask the variables of its own
+/// package, and cargo decides whether to rerun a build script from its own environment: ring's
+/// tracks `CARGO_MANIFEST_DIR`, so a release build from `cargo xtask` and one from the shell
+/// rebuilt ring, and everything above it, each time they took turns.
 fn cargo(args: &[&str]) -> bool {
     println!("== cargo {}", args.join(" "));
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()))
-        .args(args)
-        .status()
-        .is_ok_and(|s| s.success())
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string()));
+    for (key, _) in std::env::vars_os() {
+        let Some(key) = key.to_str() else { continue };
+        if key.starts_with("CARGO_PKG_")
+            || matches!(
+                key,
+                "CARGO_MANIFEST_DIR"
+                    | "CARGO_MANIFEST_PATH"
+                    | "CARGO_CRATE_NAME"
+                    | "CARGO_BIN_NAME"
+            )
+        {
+            command.env_remove(key);
+        }
+    }
+    command.args(args).status().is_ok_and(|s| s.success())
 }
 
 fn repository_root() -> PathBuf {
@@ -181,6 +203,16 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
+        Some("symbol-order") => {
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            match symbol_order::run(&repository_root(), &args, cargo) {
+                Ok(()) => true,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    false
+                }
+            }
+        }
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--instructions") => {
             match bench_instructions() {
                 Ok(()) => true,
