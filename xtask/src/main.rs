@@ -79,6 +79,17 @@ fn cargo(args: &[&str]) -> bool {
     command.args(args).status().is_ok_and(|s| s.success())
 }
 
+/// A task's outcome: `true` when it succeeded, else `false` after printing its error.
+fn succeeded(result: Result<(), String>) -> bool {
+    match result {
+        Ok(()) => true,
+        Err(message) => {
+            eprintln!("error: {message}");
+            false
+        }
+    }
+}
+
 fn repository_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -205,70 +216,36 @@ fn main() -> ExitCode {
         },
         Some("symbol-order") => {
             let args: Vec<String> = std::env::args().skip(2).collect();
-            match symbol_order::run(&repository_root(), &args, cargo) {
-                Ok(()) => true,
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    false
-                }
-            }
+            succeeded(symbol_order::run(&repository_root(), &args, cargo))
         }
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--instructions") => {
-            match bench_instructions() {
-                Ok(()) => true,
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    false
-                }
-            }
+            succeeded(bench_instructions())
         }
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--records") => {
             let args: Vec<String> = std::env::args().skip(3).collect();
-            match bench_process::parse_args("--records", &args)
-                .and_then(|options| bench_records::run(&repository_root(), &options, cargo))
-            {
-                Ok(()) => true,
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    false
-                }
-            }
+            succeeded(
+                bench_process::parse_args("--records", &args)
+                    .and_then(|options| bench_records::run(&repository_root(), &options, cargo)),
+            )
         }
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--whole-process") => {
             let args: Vec<String> = std::env::args().skip(3).collect();
-            match bench_whole::run(&repository_root(), &args, cargo) {
-                Ok(()) => true,
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    false
-                }
-            }
+            succeeded(bench_whole::run(&repository_root(), &args, cargo))
         }
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--deliver") => {
             let args: Vec<String> = std::env::args().skip(3).collect();
-            match bench_process::parse_args("--deliver", &args)
-                .and_then(|options| bench_deliver::run(&repository_root(), &options, cargo))
-            {
-                Ok(()) => true,
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    false
-                }
-            }
+            succeeded(
+                bench_process::parse_args("--deliver", &args)
+                    .and_then(|options| bench_deliver::run(&repository_root(), &options, cargo)),
+            )
         }
-        Some("bench") => match bench().and_then(|()| {
+        Some("bench") => succeeded(bench().and_then(|()| {
             bench_records::run(
                 &repository_root(),
                 &bench_process::Options::default(),
                 cargo,
             )
-        }) {
-            Ok(()) => true,
-            Err(message) => {
-                eprintln!("error: {message}");
-                false
-            }
-        },
+        })),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             true
