@@ -9,7 +9,8 @@
 //! - [`compile`] (or [`compile_source`] for text in memory) with [`CompileOptions`] gives a
 //!   [`Compiled`]: the Iceberg schema and partition spec, the diagnostics, and, on request, each
 //!   column's [`ColumnSource`]. [`report::to_json`] writes it as the `compile --format json`
-//!   object.
+//!   object. [`compile`] is [`map`] and then [`Mapped::build`]; call the two yourself to free
+//!   the workspace between them, before the Iceberg library builds the schema.
 //! - [`diff`] compares two compiled tables and says what each change does to the table, to a
 //!   running channel and to Iceberg.
 //! - [`channel`] checks Kinesis and MSK channel configurations and finds the partition source
@@ -161,13 +162,31 @@ pub fn compile_source(name: &str, text: &str, options: &CompileOptions) -> Compi
     }
 }
 
-/// Compiles the main schema of `ws` into the table a channel would create: the walk, then the
-/// partition, nullability notes, column sources and lints on the finished tree, then the Iceberg
-/// builders.
+/// Compiles the main schema of `ws` into the table a channel would create: [`map`], then
+/// [`Mapped::build`].
 pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
+    map(ws, options).build()
+}
+
+/// A schema mapped to its columns, before the Iceberg library builds the table from them. It
+/// holds nothing of the workspace, so a caller that is done with the parsed documents can free
+/// them first: on a large schema they are a third of the heap, and the Iceberg schema with its
+/// indexes would otherwise be built on top of them.
+#[derive(Debug)]
+pub struct Mapped {
+    /// What the Iceberg library builds, when no diagnostic is an error.
+    table: Option<MappedTable>,
+    diagnostics: Vec<Diagnostic>,
+    sources: Vec<ColumnSource>,
+    /// The documents' display names, in the workspace's order, to sort the diagnostics by.
+    file_order: Vec<Arc<str>>,
+}
+
+/// Maps the main schema of `ws`: the walk, then the partition, nullability notes, column sources
+/// and lints on the finished tree. [`Mapped::build`] gives the table.
+pub fn map(ws: &Workspace, options: &CompileOptions) -> Mapped {
     let mut diagnostics: Vec<Diagnostic> = ws.diagnostics().to_vec();
-    let mut schema = None;
-    let mut partition_spec = None;
+    let mut table = None;
     let mut sources = Vec::new();
     if let Some((mut columns, root_constraints)) = map_root(ws, options, &mut diagnostics) {
         let source = partition::apply(
@@ -193,16 +212,57 @@ pub fn compile(ws: &Workspace, options: &CompileOptions) -> Compiled {
         // With an error there is no table to show, so the Iceberg library is not asked to build
         // one (for a schema that expands a definition many times, that is most of the time).
         if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
-            (schema, partition_spec) = build_iceberg(ws, columns, source, &mut diagnostics);
+            table = Some(MappedTable {
+                columns,
+                source,
+                root_location: root_location(ws),
+            });
         }
     }
-    let diagnostics = tidy(ws, diagnostics);
-    let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
-    Compiled {
-        schema: if failed { None } else { schema },
-        partition_spec: if failed { None } else { partition_spec },
+    Mapped {
+        table,
         diagnostics,
-        columns: if failed { Vec::new() } else { sources },
+        sources,
+        file_order: ws
+            .documents()
+            .iter()
+            .map(|d| Arc::from(d.display.as_str()))
+            .collect(),
+    }
+}
+
+/// The columns of a schema with no errors, and what building the table from them needs.
+#[derive(Debug)]
+struct MappedTable {
+    columns: Vec<model::Column>,
+    /// The hour partition's source column, by its dotted path.
+    source: Option<String>,
+    /// Where an error of the Iceberg library points: the root schema.
+    root_location: Location,
+}
+
+impl Mapped {
+    /// The table: the Iceberg schema and hour partition spec built by the `iceberg` crate, and
+    /// the diagnostics, sorted.
+    pub fn build(self) -> Compiled {
+        let Mapped {
+            table,
+            mut diagnostics,
+            sources,
+            file_order,
+        } = self;
+        let (schema, partition_spec) = match table {
+            Some(table) => build_iceberg(table, &mut diagnostics),
+            None => (None, None),
+        };
+        let diagnostics = tidy(&file_order, diagnostics);
+        let failed = diagnostics.iter().any(|d| d.severity == Severity::Error);
+        Compiled {
+            schema: if failed { None } else { schema },
+            partition_spec: if failed { None } else { partition_spec },
+            diagnostics,
+            columns: if failed { Vec::new() } else { sources },
+        }
     }
 }
 
@@ -252,11 +312,14 @@ fn map_root(
 /// The Iceberg schema and hour partition spec of a tree with no errors, built by the `iceberg`
 /// crate; what its builders refuse is an `iceberg-rejected` error.
 fn build_iceberg(
-    ws: &Workspace,
-    columns: Vec<model::Column>,
-    source: Option<String>,
+    table: MappedTable,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> (Option<Schema>, Option<PartitionSpec>) {
+    let MappedTable {
+        columns,
+        source,
+        root_location,
+    } = table;
     let built = Schema::builder()
         .with_schema_id(0)
         .with_fields(ids::build_fields(columns))
@@ -278,7 +341,7 @@ fn build_iceberg(
                 Err(e) => {
                     diagnostics.push(Diagnostic::new(
                         &codes::ICEBERG_REJECTED,
-                        root_location(ws),
+                        root_location.clone(),
                         format!(
                             "the Iceberg library rejected the partition spec: {}",
                             e.message()
@@ -292,7 +355,7 @@ fn build_iceberg(
         Err(e) => {
             diagnostics.push(Diagnostic::new(
                 &codes::ICEBERG_REJECTED,
-                root_location(ws),
+                root_location.clone(),
                 format!("the Iceberg library rejected the schema: {}", e.message()),
             ));
             (None, None)
@@ -310,12 +373,11 @@ fn root_location(ws: &Workspace) -> Location {
 
 /// Drops repeats (a definition used by two columns reports its problems once) and sorts by
 /// file, then position; the walk's order breaks ties.
-fn tidy(ws: &Workspace, mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let file_order: HashMap<&str, usize> = ws
-        .documents()
+fn tidy(file_order: &[Arc<str>], mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let file_order: HashMap<&str, usize> = file_order
         .iter()
         .enumerate()
-        .map(|(i, d)| (d.display.as_str(), i))
+        .map(|(i, name)| (&**name, i))
         .collect();
     // Decide what to keep by reference first, so that no string is copied for the check.
     let keep: Vec<bool> = {

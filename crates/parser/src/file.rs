@@ -115,6 +115,15 @@ impl JsonFile {
         Diagnostic::new(code, self.locate(String::new(), error.span), message)
     }
 
+    /// The file's name and its text, where it is UTF-8, without the parsed JSON.
+    pub(crate) fn into_source_text(self) -> (String, Option<String>) {
+        let text = match self.text {
+            Text::Utf8(text) => Some(text),
+            Text::Bytes(_) => None,
+        };
+        (self.display, text)
+    }
+
     /// The text as UTF-8, where it is UTF-8.
     pub fn text_str(&self) -> Option<&str> {
         match &self.text {
@@ -173,6 +182,32 @@ impl JsonFile {
             span,
             line,
             column,
+        }
+    }
+}
+
+/// The texts of a workspace's files, by the names that diagnostics show for them: what drawing
+/// the diagnostics needs once the parsed documents and the schema table are freed
+/// ([`crate::Workspace::into_source_texts`]).
+#[derive(Debug, Clone, Default)]
+pub struct SourceTexts {
+    files: Vec<(String, Option<String>)>,
+}
+
+impl SourceTexts {
+    /// The text of the file that diagnostics name `display`, when it is UTF-8.
+    pub fn text(&self, display: &str) -> Option<&str> {
+        self.files
+            .iter()
+            .find(|(name, _)| name == display)
+            .and_then(|(_, text)| text.as_deref())
+    }
+}
+
+impl FromIterator<JsonFile> for SourceTexts {
+    fn from_iter<I: IntoIterator<Item = JsonFile>>(files: I) -> Self {
+        SourceTexts {
+            files: files.into_iter().map(JsonFile::into_source_text).collect(),
         }
     }
 }

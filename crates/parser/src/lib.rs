@@ -71,7 +71,7 @@ mod workspace;
 pub use bundle::bundle;
 pub use diagnostic::{Code, Diagnostic, Location, Severity};
 pub use draft::Draft;
-pub use file::JsonFile;
+pub use file::{JsonFile, SourceTexts};
 pub use number::Number;
 pub use schema::{
     keyword_name, DocId, Exclusive, Items, Keyword, Keywords, Property, RareKeywords, Reference,

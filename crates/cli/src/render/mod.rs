@@ -5,7 +5,7 @@ use std::fmt::Write;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 use iceberg::spec::{NestedFieldRef, PartitionSpec, Schema, Type};
 use schema2iceberg_mapper::Compiled;
-use schema2iceberg_parser::{Diagnostic, Severity, Workspace};
+use schema2iceberg_parser::{Diagnostic, Severity, SourceTexts, Workspace};
 
 mod batch;
 mod json;
@@ -17,15 +17,15 @@ pub use json::{pretty_line, pretty_value_line, write_report};
 const DOC_WIDTH: usize = 72;
 
 /// Renders the whole result for a terminal.
-pub fn text(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
-    written(|out| write_text(ws, compiled, color, out))
+pub fn text(files: &dyn Sources, compiled: &Compiled, color: bool) -> String {
+    written(|out| write_text(files, compiled, color, out))
 }
 
 /// Writes [`text`] into `out` as it is rendered: the diagnostics reach `out` a batch at a
 /// time, rather than as one string of the whole output (5.7 MB for Mozilla's largest schema),
 /// whose pages would be faulted in and copied.
 pub fn write_text<W: std::io::Write>(
-    ws: &Workspace,
+    files: &dyn Sources,
     compiled: &Compiled,
     color: bool,
     out: &mut W,
@@ -42,25 +42,25 @@ pub fn write_text<W: std::io::Write>(
     }
     out.write_all(head.as_bytes())?;
     drop(head);
-    write_diagnostics_and_summary(ws, compiled, color, out)
+    write_diagnostics_and_summary(files, compiled, color, out)
 }
 
 /// The diagnostics, then the closing summary line: the whole text output but for the table,
 /// and what goes to standard error when standard output carries a machine format.
-pub fn diagnostics_and_summary(ws: &Workspace, compiled: &Compiled, color: bool) -> String {
-    written(|out| write_diagnostics_and_summary(ws, compiled, color, out))
+pub fn diagnostics_and_summary(files: &dyn Sources, compiled: &Compiled, color: bool) -> String {
+    written(|out| write_diagnostics_and_summary(files, compiled, color, out))
 }
 
 /// Writes [`diagnostics_and_summary`] into `out`.
 fn write_diagnostics_and_summary<W: std::io::Write>(
-    ws: &Workspace,
+    files: &dyn Sources,
     compiled: &Compiled,
     color: bool,
     out: &mut W,
 ) -> std::io::Result<()> {
     write_diagnostics(
         &compiled.diagnostics,
-        &source_of(ws),
+        &|file: &str| files.text_of(file),
         color,
         ("\n", "\n"),
         &mut |text: &str| out.write_all(text.as_bytes()),
@@ -90,13 +90,24 @@ fn push_number(out: &mut String, number: usize) {
     out.push_str(itoa::Buffer::new().format(number));
 }
 
-/// The text of a workspace's file, by the name diagnostics show for it.
-fn source_of<'w>(ws: &'w Workspace) -> impl for<'f> Fn(&'f str) -> Option<&'w str> {
-    move |file: &str| {
-        ws.documents()
+/// The texts of the files that diagnostics point into, by the names they show for them.
+pub trait Sources {
+    /// The text of the file that diagnostics name `file`, when it is UTF-8.
+    fn text_of(&self, file: &str) -> Option<&str>;
+}
+
+impl Sources for Workspace {
+    fn text_of(&self, file: &str) -> Option<&str> {
+        self.documents()
             .iter()
             .find(|doc| *doc.display == *file)
             .and_then(|doc| doc.text_str())
+    }
+}
+
+impl Sources for SourceTexts {
+    fn text_of(&self, file: &str) -> Option<&str> {
+        self.text(file)
     }
 }
 

@@ -198,13 +198,7 @@ mod tests {
             };
             let compiled = crate::compile_request(&request, bytes);
             for d in &compiled.compiled.diagnostics {
-                let text = compiled
-                    .ws
-                    .documents()
-                    .iter()
-                    .find(|doc| *doc.display == *d.location.file)
-                    .and_then(|doc| doc.text_str());
-                if let Some(text) = text {
+                if let Some(text) = compiled.files.text(&d.location.file) {
                     check(text, d, &mut tally);
                 }
             }

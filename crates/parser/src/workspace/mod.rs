@@ -121,6 +121,14 @@ impl Workspace {
         &self.docs
     }
 
+    /// The texts of the documents, for drawing diagnostics; the parsed documents and the schema
+    /// table are freed. A caller that has mapped the schema ([`Workspace::root`] onwards) and
+    /// needs only to show diagnostics keeps this instead of the workspace, which on a large
+    /// schema is several times the size of its text.
+    pub fn into_source_texts(self) -> crate::SourceTexts {
+        self.docs.into_iter().map(|doc| doc.file).collect()
+    }
+
     /// The document `id`.
     pub fn document(&self, id: DocId) -> Option<&Document> {
         self.docs.get(id.0 as usize)
