@@ -11,7 +11,8 @@
 //!   `$ref` is already resolved ([`Reference::target`]).
 //! - [`JsonFile`] is one JSON file with positions; a workspace's [`Document`]s are `JsonFile`s
 //!   with a base URI and a draft. [`json`] is the value model behind it (key order, duplicate
-//!   keys, spans, parent links).
+//!   keys, spans, parent links). [`SourceTexts`] keeps only the files' texts, for drawing
+//!   diagnostics once the workspace is done with ([`Workspace::into_source_texts`]).
 //! - [`Diagnostic`]s have a stable [`Code`] (the parser's are in [`codes`]; [`code_table!`]
 //!   declares more), a [`Severity`] and a [`Location`]; a [`Site`] is a location not yet
 //!   computed ([`Workspace::locate`]).
