@@ -108,66 +108,62 @@ impl<'c> Visit<'c> {
 /// own stack, so a deep tree costs no recursion; the tree's depth is bounded by the nesting limit
 /// anyway, which the mapper enforces before anything walks it.
 pub(crate) fn walk(columns: &[Column]) -> Walk<'_> {
-    let mut walk = Walk { stack: Vec::new() };
-    walk.push_columns(columns, "", 1, true, None);
-    walk
+    Walk {
+        stack: vec![Frame {
+            prefix: String::new(),
+            level: 1,
+            via_structs: true,
+            top: None,
+            rest: Rest::Columns(columns.iter().enumerate()),
+        }],
+    }
 }
 
 /// The iterator of [`walk`].
 #[derive(Debug)]
 pub(crate) struct Walk<'c> {
-    /// The places still to yield, the next one last.
-    stack: Vec<Visit<'c>>,
+    /// What is still to yield, innermost last: one frame per struct or slot being walked. A
+    /// place's path is joined only when it is yielded, so a wide struct is not held as one
+    /// path per column at once (100,000 of them, with their places, on a wide table).
+    stack: Vec<Frame<'c>>,
+}
+
+/// The rest of one struct's columns, or one slot, with what their places share.
+#[derive(Debug)]
+struct Frame<'c> {
+    /// The path of the place that holds them; empty at the root.
+    prefix: String,
+    level: usize,
+    via_structs: bool,
+    /// The top-level column they belong to; `None` at the root, where each column is its own.
+    top: Option<usize>,
+    rest: Rest<'c>,
+}
+
+#[derive(Debug)]
+enum Rest<'c> {
+    Columns(std::iter::Enumerate<std::slice::Iter<'c, Column>>),
+    /// A list element or map value not yet yielded: its column, the slot, and its name.
+    Slot(Option<(&'c Column, &'c Slot, &'static str)>),
 }
 
 impl<'c> Walk<'c> {
-    fn push_columns(
-        &mut self,
-        columns: &'c [Column],
-        prefix: &str,
-        level: usize,
-        via_structs: bool,
-        top: Option<usize>,
-    ) {
-        for (i, column) in columns.iter().enumerate().rev() {
-            self.stack.push(Visit {
-                path: join(prefix, &column.name),
-                level,
-                column,
-                slot: None,
-                top: top.unwrap_or(i),
-                via_structs,
-            });
-        }
-    }
-
     /// Pushes what `place`'s type holds, to be yielded right after it.
     fn push_children(&mut self, place: &Visit<'c>) {
-        match place.ty() {
-            Ty::Primitive(_) => {}
-            Ty::Struct(children) => self.push_columns(
-                children,
-                &place.path,
-                place.level + 1,
-                place.via_structs,
-                Some(place.top),
-            ),
-            Ty::List(slot) | Ty::Map(slot) => {
-                let name = if matches!(place.ty(), Ty::List(_)) {
-                    "element"
-                } else {
-                    "value"
-                };
-                self.stack.push(Visit {
-                    path: join(&place.path, name),
-                    level: place.level + 1,
-                    column: place.column,
-                    slot: Some(slot),
-                    top: place.top,
-                    via_structs: false,
-                });
-            }
-        }
+        let rest = match place.ty() {
+            Ty::Primitive(_) => return,
+            Ty::Struct(children) => Rest::Columns(children.iter().enumerate()),
+            Ty::List(slot) => Rest::Slot(Some((place.column, slot, "element"))),
+            Ty::Map(slot) => Rest::Slot(Some((place.column, slot, "value"))),
+        };
+        self.stack.push(Frame {
+            prefix: place.path.clone(),
+            level: place.level + 1,
+            // A slot is reached through its list or map, never through structs only.
+            via_structs: place.via_structs && matches!(rest, Rest::Columns(_)),
+            top: Some(place.top),
+            rest,
+        });
     }
 }
 
@@ -175,7 +171,33 @@ impl<'c> Iterator for Walk<'c> {
     type Item = Visit<'c>;
 
     fn next(&mut self) -> Option<Visit<'c>> {
-        let place = self.stack.pop()?;
+        let place = loop {
+            let frame = self.stack.last_mut()?;
+            let next = match &mut frame.rest {
+                Rest::Columns(columns) => columns.next().map(|(i, column)| Visit {
+                    path: join(&frame.prefix, &column.name),
+                    level: frame.level,
+                    column,
+                    slot: None,
+                    top: frame.top.unwrap_or(i),
+                    via_structs: frame.via_structs,
+                }),
+                Rest::Slot(slot) => slot.take().map(|(column, slot, name)| Visit {
+                    path: join(&frame.prefix, name),
+                    level: frame.level,
+                    column,
+                    slot: Some(slot),
+                    top: frame.top.unwrap_or(0),
+                    via_structs: frame.via_structs,
+                }),
+            };
+            match next {
+                Some(place) => break place,
+                None => {
+                    self.stack.pop();
+                }
+            }
+        };
         self.push_children(&place);
         Some(place)
     }
