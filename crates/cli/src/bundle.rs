@@ -65,11 +65,7 @@ pub fn bundle_file(request: &BundleRequest) -> BundleOutcome {
         Err(errors) => {
             let mut stderr = String::new();
             for d in &errors {
-                let source = ws
-                    .documents()
-                    .iter()
-                    .find(|doc| *doc.display == *d.location.file)
-                    .and_then(|doc| doc.text_str());
+                let source = ws.source_text(&d.location.file);
                 stderr.push_str(&render::diagnostic(source, d, request.color));
                 stderr.push_str("\n\n");
             }

@@ -341,7 +341,7 @@ fn build_iceberg(
                 Err(e) => {
                     diagnostics.push(Diagnostic::new(
                         &codes::ICEBERG_REJECTED,
-                        root_location.clone(),
+                        root_location,
                         format!(
                             "the Iceberg library rejected the partition spec: {}",
                             e.message()
@@ -355,7 +355,7 @@ fn build_iceberg(
         Err(e) => {
             diagnostics.push(Diagnostic::new(
                 &codes::ICEBERG_REJECTED,
-                root_location.clone(),
+                root_location,
                 format!("the Iceberg library rejected the schema: {}", e.message()),
             ));
             (None, None)

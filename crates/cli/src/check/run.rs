@@ -152,10 +152,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
                     .iter()
                     .find(|(_, shown)| shown == file)
                     .map_or(file, |(old, _)| old.as_str());
-                ws.documents()
-                    .iter()
-                    .find(|d| d.display == file)
-                    .and_then(|d| d.text_str())
+                ws.source_text(file)
                     .or_else(|| channel_texts.get(file).map(String::as_str))
             },
             request.color,

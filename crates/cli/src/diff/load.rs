@@ -126,11 +126,7 @@ pub(super) fn load(
                 .iter()
                 .filter(|d| d.severity == Severity::Error)
             {
-                let source = ws
-                    .documents()
-                    .iter()
-                    .find(|doc| *doc.display == *d.location.file)
-                    .and_then(|doc| doc.text_str());
+                let source = ws.source_text(&d.location.file);
                 rendered.push_str(&render::diagnostic(source, d, color));
                 rendered.push('\n');
                 lines.push(format!(

@@ -98,10 +98,7 @@ pub trait Sources {
 
 impl Sources for Workspace {
     fn text_of(&self, file: &str) -> Option<&str> {
-        self.documents()
-            .iter()
-            .find(|doc| *doc.display == *file)
-            .and_then(|doc| doc.text_str())
+        self.source_text(file)
     }
 }
 

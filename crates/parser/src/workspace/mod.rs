@@ -121,6 +121,14 @@ impl Workspace {
         &self.docs
     }
 
+    /// The text of the document that diagnostics name `display`, when it is UTF-8.
+    pub fn source_text(&self, display: &str) -> Option<&str> {
+        self.docs
+            .iter()
+            .find(|doc| *doc.display == *display)
+            .and_then(|doc| doc.text_str())
+    }
+
     /// The texts of the documents, for drawing diagnostics; the parsed documents and the schema
     /// table are freed. A caller that has mapped the schema ([`Workspace::root`] onwards) and
     /// needs only to show diagnostics keeps this instead of the workspace, which on a large
