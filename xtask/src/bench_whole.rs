@@ -7,6 +7,12 @@ use std::process::{Command, Stdio};
 
 use crate::bench_process::{self, Job};
 
+// The generator lives beside the `per_column` benchmark, which measures the same schemas in
+// process.
+#[path = "../../crates/cli/benches/support/generated.rs"]
+mod generated;
+use generated::generated_schema;
+
 pub const MOZILLA: &str = "mozilla-pipeline-schemas/telemetry/first-shutdown-use-counter/first-shutdown-use-counter.4.schema.json";
 pub const KUBERNETES: &str = "schemastore/kubernetes-definitions.json";
 const TRANSPILER_VERSION: &str = "2.0.1";
@@ -484,30 +490,6 @@ fn check_corpus(
         worst < 0.5,
     ));
     Ok(())
-}
-
-/// A flat schema of `n` properties: clean snake_case columns of five types, or (with
-/// `uppercase`) string columns whose names each draw an `uppercase-name` warning.
-fn generated_schema(n: usize, uppercase: bool) -> String {
-    let mut text = String::from("{\n  \"$schema\": \"http://json-schema.org/draft-07/schema#\",\n  \"type\": \"object\",\n  \"properties\": {\n");
-    for i in 0..n {
-        let (name, schema) = if uppercase {
-            (format!("Column_{i}"), "{\"type\": \"string\"}")
-        } else {
-            let schema = match i % 5 {
-                0 => "{\"type\": \"string\"}",
-                1 => "{\"type\": \"integer\", \"maximum\": 1000}",
-                2 => "{\"type\": \"number\"}",
-                3 => "{\"type\": \"boolean\"}",
-                _ => "{\"type\": \"string\", \"format\": \"date-time\"}",
-            };
-            (format!("column_{i}"), schema)
-        };
-        let comma = if i + 1 == n { "" } else { "," };
-        let _ = writeln!(text, "    \"{name}\": {schema}{comma}");
-    }
-    text.push_str("  }\n}\n");
-    text
 }
 
 /// The two series of generated schemas: clean columns from 1k to 100k, and uppercase columns
