@@ -102,7 +102,9 @@ impl<'w> Bundler<'w> {
         let mut taken: Vec<String> = Vec::new();
         if let Container::Existing { key, at } = &container {
             match main_json.value(*at) {
-                JsonValue::Object(members) => taken.extend(members.iter().map(|m| m.key.clone())),
+                JsonValue::Object(members) => {
+                    taken.extend(members.iter().map(|m| m.key.to_string()))
+                }
                 _ => {
                     return Err(vec![unsupported(
                         ws,

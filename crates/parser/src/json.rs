@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use compact_str::CompactString;
+
 use crate::number::Number;
 use crate::span::Span;
 
@@ -31,7 +33,7 @@ pub enum JsonValue {
     /// A number, as written.
     Number(Number),
     /// A string, unescaped.
-    String(String),
+    String(CompactString),
     /// An array of values.
     Array(Vec<JsonId>),
     /// An object's members in document order. A duplicated key keeps its first position and its
@@ -57,7 +59,7 @@ impl JsonValue {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Member {
     /// The unescaped key.
-    pub key: String,
+    pub key: CompactString,
     /// Where the key (with its quotes) is written.
     pub key_span: Span,
     /// The value.
@@ -107,7 +109,7 @@ pub(crate) enum JsonErrorKind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct DuplicateKey {
     /// The key.
-    pub key: String,
+    pub key: CompactString,
     /// The value that wins (the later one), for its pointer.
     pub value: JsonId,
     /// The later occurrence.
@@ -202,7 +204,7 @@ impl JsonDoc {
     /// is done with that value and would otherwise copy it. `None` when `id` is not a string.
     pub fn take_string(&mut self, id: JsonId) -> Option<String> {
         match self.nodes.get_mut(id.index()).map(|n| &mut n.value) {
-            Some(JsonValue::String(s)) => Some(std::mem::take(s)),
+            Some(JsonValue::String(s)) => Some(std::mem::take(s).into_string()),
             _ => None,
         }
     }
@@ -212,9 +214,9 @@ impl JsonDoc {
     /// when `id` is not an object with that member.
     pub fn take_key(&mut self, id: JsonId, index: usize) -> Option<String> {
         match self.nodes.get_mut(id.index()).map(|n| &mut n.value) {
-            Some(JsonValue::Object(members)) => {
-                members.get_mut(index).map(|m| std::mem::take(&mut m.key))
-            }
+            Some(JsonValue::Object(members)) => members
+                .get_mut(index)
+                .map(|m| std::mem::take(&mut m.key).into_string()),
             _ => None,
         }
     }
@@ -625,7 +627,7 @@ impl<'a> Reader<'a> {
         self.pos - start
     }
 
-    fn number(&mut self) -> Result<String, JsonError> {
+    fn number(&mut self) -> Result<CompactString, JsonError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -652,7 +654,7 @@ impl<'a> Reader<'a> {
                 return Err(self.error_here("a digit in the exponent"));
             }
         }
-        Ok(self.slice(start, self.pos).to_string())
+        Ok(CompactString::from(self.slice(start, self.pos)))
     }
 
     fn hex4(&mut self) -> Result<u32, JsonError> {
@@ -668,15 +670,16 @@ impl<'a> Reader<'a> {
         Ok(code)
     }
 
-    fn string(&mut self) -> Result<String, JsonError> {
+    fn string(&mut self) -> Result<CompactString, JsonError> {
         self.pos += 1;
         let first_run = self.literal_run_here();
-        // Most strings have no escape: one allocation of their exact length.
+        // Most strings have no escape, and most keys and values of a schema are short enough
+        // to be kept inline, without an allocation.
         if self.peek() == Some(b'"') {
             self.pos += 1;
-            return Ok(first_run.to_owned());
+            return Ok(CompactString::from(first_run));
         }
-        let mut out = String::from(first_run);
+        let mut out = CompactString::from(first_run);
         loop {
             match self.peek() {
                 Some(b'"') => {
@@ -785,7 +788,7 @@ mod tests {
         assert_eq!(keys, ["b", "a"]);
         assert_eq!(
             doc.value(members[0].value),
-            &JsonValue::String("xé😀".to_string())
+            &JsonValue::String("xé😀".into())
         );
         assert_eq!(parsed.duplicates.len(), 1);
         assert_eq!(doc.pointer(members[1].value), "/a");
@@ -830,16 +833,10 @@ mod tests {
         let duplicates: Vec<&str> = parsed.duplicates.iter().map(|d| d.key.as_str()).collect();
         assert_eq!(duplicates, ["k1", "k2", "k3", "x\ty", "k5"]);
         let value_of = |key: &str| doc.member(doc.root(), key).map(|m| doc.value(m.value));
-        assert_eq!(value_of("k1"), Some(&JsonValue::String("one".to_string())));
-        assert_eq!(
-            value_of("k3"),
-            Some(&JsonValue::String("three".to_string()))
-        );
-        assert_eq!(value_of("k5"), Some(&JsonValue::String("five".to_string())));
-        assert_eq!(
-            value_of("x\ty"),
-            Some(&JsonValue::String("last".to_string()))
-        );
+        assert_eq!(value_of("k1"), Some(&JsonValue::String("one".into())));
+        assert_eq!(value_of("k3"), Some(&JsonValue::String("three".into())));
+        assert_eq!(value_of("k5"), Some(&JsonValue::String("five".into())));
+        assert_eq!(value_of("x\ty"), Some(&JsonValue::String("last".into())));
     }
 
     #[test]
@@ -871,7 +868,10 @@ mod tests {
             unreachable!("a member k")
         };
         assert_eq!(doc.take_string(value), Some("v".to_string()));
-        assert_eq!(doc.value(value), &JsonValue::String(String::new()));
+        assert_eq!(
+            doc.value(value),
+            &JsonValue::String(CompactString::default())
+        );
         assert_eq!(doc.take_string(root), None);
         assert_eq!(doc.take_key(root, 1), Some("n".to_string()));
         assert_eq!(doc.take_key(root, 2), None);

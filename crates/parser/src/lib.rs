@@ -11,8 +11,10 @@
 //!   `$ref` is already resolved ([`Reference::target`]).
 //! - [`JsonFile`] is one JSON file with positions; a workspace's [`Document`]s are `JsonFile`s
 //!   with a base URI and a draft. [`json`] is the value model behind it (key order, duplicate
-//!   keys, spans, parent links). [`SourceTexts`] keeps only the files' texts, for drawing
-//!   diagnostics once the workspace is done with ([`Workspace::into_source_texts`]).
+//!   keys, spans, parent links); its keys and strings, and the names and texts that the schema
+//!   model copies from them, are [`CompactString`]s, which keep short strings inline.
+//!   [`SourceTexts`] keeps only the files' texts, for drawing diagnostics once the workspace is
+//!   done with ([`Workspace::into_source_texts`]).
 //! - [`Diagnostic`]s have a stable [`Code`] (the parser's are in [`codes`]; [`code_table!`]
 //!   declares more), a [`Severity`] and a [`Location`]; a [`Site`] is a location not yet
 //!   computed ([`Workspace::locate`]).
@@ -70,6 +72,7 @@ pub mod suggest;
 mod workspace;
 
 pub use bundle::bundle;
+pub use compact_str::CompactString;
 pub use diagnostic::{Code, Diagnostic, Location, Severity};
 pub use draft::Draft;
 pub use file::{JsonFile, SourceTexts};

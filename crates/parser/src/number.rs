@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 /// A JSON number, kept as the exact text of the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Number {
-    text: String,
+    text: compact_str::CompactString,
 }
 
 /// A number in the form `sign × 0.d₁d₂…dₙ × 10^point`, with no leading or trailing zero digits.
@@ -19,7 +19,7 @@ struct Decimal {
 
 impl Number {
     /// Wraps JSON number text. The text must already be valid JSON number syntax.
-    pub fn from_json_text(text: impl Into<String>) -> Self {
+    pub fn from_json_text(text: impl Into<compact_str::CompactString>) -> Self {
         Number { text: text.into() }
     }
 

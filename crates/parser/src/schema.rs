@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 
+use compact_str::CompactString;
+
 use crate::json::JsonId;
 use crate::number::Number;
 use crate::span::Span;
@@ -203,7 +205,7 @@ pub enum Exclusive {
 #[derive(Debug, Clone)]
 pub struct Reference {
     /// The reference as written.
-    pub text: String,
+    pub text: CompactString,
     /// The target, or the reason there is none (reported when the reference is used).
     pub target: Result<SchemaId, Box<Diagnostic>>,
 }
@@ -212,7 +214,7 @@ pub struct Reference {
 #[derive(Debug, Clone)]
 pub struct Property {
     /// The property name, unescaped.
-    pub name: String,
+    pub name: CompactString,
     /// Where the name is written.
     pub name_span: Span,
     /// Its schema.
@@ -241,15 +243,15 @@ pub struct Keywords {
     /// `type`, as a list even where a single name was written.
     pub types: Option<Keyword<TypeList>>,
     /// `format`
-    pub format: Option<Keyword<String>>,
+    pub format: Option<Keyword<CompactString>>,
     /// `properties`
     pub properties: Option<Keyword<Vec<Property>>>,
     /// `required`: each name with its JSON value.
-    pub required: Option<Keyword<Vec<Keyword<String>>>>,
+    pub required: Option<Keyword<Vec<Keyword<CompactString>>>>,
     /// `items`
     pub items: Option<Keyword<Items>>,
     /// `description`
-    pub description: Option<Keyword<String>>,
+    pub description: Option<Keyword<CompactString>>,
     /// The other keywords, allocated only for a schema that writes one of them: a leaf such
     /// as `{"type": "integer", "description": "…"}` is the common node of a large schema, and
     /// keeping every keyword inline made each node 672 bytes.
@@ -282,9 +284,9 @@ macro_rules! rare_keywords {
 
 rare_keywords! {
     /// `contentEncoding`
-    content_encoding: String;
+    content_encoding: CompactString;
     /// `encoding` (the Kinesis page's wording for binary strings)
-    encoding: String;
+    encoding: CompactString;
     /// `enum`: its values.
     enum_values: Vec<JsonId>;
     /// `const`

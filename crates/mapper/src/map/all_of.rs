@@ -7,7 +7,9 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use schema2iceberg_parser::json::JsonId;
-use schema2iceberg_parser::{Keyword, Keywords, Property, SchemaId, SchemaKind, Site, TypeName};
+use schema2iceberg_parser::{
+    CompactString, Keyword, Keywords, Property, SchemaId, SchemaKind, Site, TypeName,
+};
 
 use super::Mapper;
 use super::MAX_FRAMES;
@@ -275,7 +277,7 @@ pub(super) fn merge_properties<'p>(kws: &[(SchemaId, &'p Keywords)]) -> MergedPr
 /// The parts' `required` lists, united in order (rule 12), each name with its part.
 pub(super) fn merge_required<'k>(
     kws: &[(SchemaId, &'k Keywords)],
-) -> Vec<(SchemaId, &'k Keyword<String>)> {
+) -> Vec<(SchemaId, &'k Keyword<CompactString>)> {
     kws.iter()
         .filter_map(|(s, k)| Some((*s, k.required.as_ref()?)))
         .flat_map(|(s, r)| r.value.iter().map(move |n| (s, n)))

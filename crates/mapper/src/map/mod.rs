@@ -207,7 +207,7 @@ impl<'w> Mapper<'w> {
         self.note_unenforced(&kws, field);
         let doc = kws
             .iter()
-            .find_map(|(_, k)| k.description.as_ref().map(|d| d.value.clone()));
+            .find_map(|(_, k)| k.description.as_ref().map(|d| d.value.to_string()));
         match self.map_composition(&kws, field, depth) {
             ControlFlow::Break(Some(mut mapped)) => {
                 mapped.doc = doc.or(mapped.doc);

@@ -7,7 +7,9 @@ use std::hash::{Hash, Hasher};
 // Lookups only (never iterated into output), so a fast non-random hasher is safe.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use schema2iceberg_parser::{Draft, Keyword, Keywords, Property, SchemaId, SchemaKind, Site};
+use schema2iceberg_parser::{
+    CompactString, Draft, Keyword, Keywords, Property, SchemaId, SchemaKind, Site,
+};
 
 use super::all_of::{first, merge_properties, merge_required, Definition, MergedProperties};
 use super::{Mapped, Mapper};
@@ -63,7 +65,7 @@ impl Mapper<'_> {
         &mut self,
         properties: &MergedProperties<'_>,
         value_schema: Option<(SchemaId, &Keyword<SchemaId>)>,
-        required: &[(SchemaId, &Keyword<String>)],
+        required: &[(SchemaId, &Keyword<CompactString>)],
         field: &str,
         depth: usize,
     ) -> Option<Ty> {
@@ -218,7 +220,7 @@ impl Mapper<'_> {
     fn warn_required_not_properties(
         &mut self,
         properties: &MergedProperties<'_>,
-        required: &[(SchemaId, &Keyword<String>)],
+        required: &[(SchemaId, &Keyword<CompactString>)],
         field: &str,
     ) {
         let names = &properties.names;
@@ -250,7 +252,7 @@ impl Mapper<'_> {
     fn map_type(
         &mut self,
         value: SchemaId,
-        required: &[(SchemaId, &Keyword<String>)],
+        required: &[(SchemaId, &Keyword<CompactString>)],
         field: &str,
         depth: usize,
     ) -> Option<Ty> {

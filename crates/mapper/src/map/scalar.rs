@@ -4,7 +4,9 @@
 
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::json::JsonValue;
-use schema2iceberg_parser::{suggest, Draft, Exclusive, Keyword, Keywords, Number, SchemaId, Site};
+use schema2iceberg_parser::{
+    suggest, CompactString, Draft, Exclusive, Keyword, Keywords, Number, SchemaId, Site,
+};
 
 use super::all_of::first;
 use super::Mapper;
@@ -405,7 +407,7 @@ pub(super) const TYPE_GIVING_FORMATS: &[(&str, PrimitiveType)] = &[
 ];
 
 pub(super) fn string_type(kws: &[(SchemaId, &Keywords)]) -> PrimitiveType {
-    let text = |f: fn(&Keywords) -> Option<&Keyword<String>>| {
+    let text = |f: fn(&Keywords) -> Option<&Keyword<CompactString>>| {
         kws.iter().find_map(|(_, k)| f(k)).map(|k| k.value.as_str())
     };
     if let Some((_, ty)) = text(|k| k.format.as_ref())

@@ -73,7 +73,7 @@ impl Converter<'_> {
         for index in 0..count {
             let Some((column, value)) = self
                 .member(at, index)
-                .map(|m| (plan.by_name.get(&m.key).copied(), m.value))
+                .map(|m| (plan.by_name.get(m.key.as_str()).copied(), m.value))
             else {
                 continue;
             };

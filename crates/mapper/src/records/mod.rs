@@ -285,7 +285,7 @@ impl RecordChecker {
         let mut at = doc.root();
         for name in names {
             let next = match doc.value(at) {
-                JsonValue::Object(members) => members.iter().find(|m| &m.key == name),
+                JsonValue::Object(members) => members.iter().find(|m| m.key == name),
                 _ => None,
             };
             match next {

@@ -185,7 +185,7 @@ pub(crate) fn to_value(doc: &JsonDoc, at: JsonId) -> Result<Value, JsonId> {
         JsonValue::Null => Value::Null,
         JsonValue::Bool(b) => Value::Bool(*b),
         JsonValue::Number(n) => number_value(n.as_str()).ok_or(at)?,
-        JsonValue::String(s) => Value::String(s.clone()),
+        JsonValue::String(s) => Value::String(s.to_string()),
         JsonValue::Array(items) => Value::Array(
             items
                 .iter()
@@ -195,7 +195,7 @@ pub(crate) fn to_value(doc: &JsonDoc, at: JsonId) -> Result<Value, JsonId> {
         JsonValue::Object(members) => Value::Object(
             members
                 .iter()
-                .map(|m| Ok((m.key.clone(), to_value(doc, m.value)?)))
+                .map(|m| Ok((m.key.to_string(), to_value(doc, m.value)?)))
                 .collect::<Result<_, _>>()?,
         ),
     })

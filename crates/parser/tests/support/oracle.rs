@@ -110,7 +110,7 @@ fn tree_of(doc: &JsonDoc, at: JsonId, depth: usize) -> Tree {
         JsonValue::Null => Tree::Null,
         JsonValue::Bool(b) => Tree::Bool(*b),
         JsonValue::Number(n) => Tree::Number(n.as_str().to_string()),
-        JsonValue::String(s) => Tree::String(s.clone()),
+        JsonValue::String(s) => Tree::String(s.to_string()),
         JsonValue::Array(items) => Tree::Array(
             items
                 .iter()
@@ -120,7 +120,7 @@ fn tree_of(doc: &JsonDoc, at: JsonId, depth: usize) -> Tree {
         JsonValue::Object(members) => Tree::Object(
             members
                 .iter()
-                .map(|m| (m.key.clone(), tree_of(doc, m.value, depth + 1)))
+                .map(|m| (m.key.to_string(), tree_of(doc, m.value, depth + 1)))
                 .collect(),
         ),
     }
