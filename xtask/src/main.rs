@@ -1,5 +1,6 @@
 //! Developer tasks, run as `cargo xtask <task>`.
 
+mod bench_backfill;
 mod bench_deliver;
 mod bench_process;
 mod bench_records;
@@ -39,6 +40,10 @@ tasks:
             `schema2iceberg deliver` (each deliver run into a new warehouse in the target
             directory, checked to hold every record): wall time, MB/s, records/s, cores used,
             peak memory, and deliver / records; N runs each (default 5), taking turns, median
+  bench --backfill [--runs N]
+            `schema2iceberg deliver` on two generated backfills in one cycle each (2,000 hours
+            interleaved, 40,000 hours in time order; 40,000 records each): wall time, peak
+            memory, and the data files each hour got; N runs each (default 5), median
   bench --whole-process [--runs N]
             the binary as users run it, timed with hyperfine (N runs each, default 10): compile
             on the Mozilla file and kubernetes-definitions (JSON and text) against a process
@@ -231,6 +236,14 @@ fn main() -> ExitCode {
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--whole-process") => {
             let args: Vec<String> = std::env::args().skip(3).collect();
             succeeded(bench_whole::run(&repository_root(), &args, cargo))
+        }
+        Some("bench") if std::env::args().nth(2).as_deref() == Some("--backfill") => {
+            let args: Vec<String> = std::env::args().skip(3).collect();
+            succeeded(
+                bench_process::parse_args("--backfill", &args).and_then(|options| {
+                    bench_backfill::run(&repository_root(), options.runs, cargo)
+                }),
+            )
         }
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--deliver") => {
             let args: Vec<String> = std::env::args().skip(3).collect();

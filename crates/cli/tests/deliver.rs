@@ -33,13 +33,16 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
-use futures::TryStreamExt;
 use iceberg::spec::{Literal, PrimitiveLiteral, PrimitiveType, Type};
 use iceberg::table::Table;
-use iceberg::Catalog;
-use schema2iceberg::deliver::{open_catalog, PROGRESS_PROPERTY};
+use schema2iceberg::deliver::PROGRESS_PROPERTY;
 use schema2iceberg_mapper::records::{decimal_text, timestamptz_text};
 use serde_json::{Map, Value};
+
+#[path = "deliver/warehouse.rs"]
+mod warehouse;
+
+use warehouse::{runtime, scan_all, the_table, walk};
 
 const BIN: &str = env!("CARGO_BIN_EXE_schema2iceberg");
 
@@ -136,6 +139,18 @@ fn args_of(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The environment of a run (`run-N.env`: `KEY=VALUE` lines), e.g. the test builds' fault
+/// hook `SCHEMA2ICEBERG_TEST_FAULT=after-commit@1`, which stops the run as a kill would.
+fn env_of(path: &Path) -> Vec<(String, String)> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 /// The run files of a case, in order.
 fn runs(case: &Path) -> Vec<PathBuf> {
     let mut runs: Vec<PathBuf> = std::fs::read_dir(case)
@@ -157,9 +172,16 @@ struct Ran {
     stderr: String,
 }
 
-fn run(case: &Path, args: &[String], stdin: Option<&Path>, warehouse: &Path) -> Ran {
+fn run(
+    case: &Path,
+    args: &[String],
+    stdin: Option<&Path>,
+    env: &[(String, String)],
+    warehouse: &Path,
+) -> Ran {
     let mut command = Command::new(BIN);
     command
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .arg("deliver")
         .args(args)
         .arg("--warehouse")
@@ -214,45 +236,6 @@ struct State {
     /// Every dead-letter line, in file order.
     dead_letters: Vec<String>,
     table: Option<String>,
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
-/// Every row of the table, by a table scan into Arrow.
-async fn scan_all(table: &Table) -> Vec<RecordBatch> {
-    table
-        .scan()
-        .select_all()
-        .build()
-        .unwrap()
-        .to_arrow()
-        .await
-        .unwrap()
-        .try_collect()
-        .await
-        .unwrap()
-}
-
-/// The one table of the warehouse, if any.
-async fn the_table(warehouse: &Path) -> Option<Table> {
-    if !warehouse.join("catalog.db").exists() {
-        return None;
-    }
-    let catalog = open_catalog(warehouse).await.unwrap();
-    let mut tables = Vec::new();
-    for namespace in catalog.list_namespaces(None).await.unwrap() {
-        tables.extend(catalog.list_tables(&namespace).await.unwrap());
-    }
-    assert!(tables.len() <= 1, "more than one table: {tables:?}");
-    match tables.first() {
-        Some(ident) => Some(catalog.load_table(ident).await.unwrap()),
-        None => None,
-    }
 }
 
 fn state(warehouse: &Path, case: &Path) -> State {
@@ -332,19 +315,6 @@ fn state(warehouse: &Path, case: &Path) -> State {
     });
     state.report = redact(&state.report, case, warehouse);
     state
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            found.extend(walk(&path));
-        } else {
-            found.push(path);
-        }
-    }
-    found
 }
 
 /// Every data file of the current snapshot: its partition value (the hour) must be the hour of
@@ -552,10 +522,14 @@ fn check(case: &Path) -> String {
         let args = args_of(&run_file);
         let stdin_file = run_file.with_extension("stdin");
         let stdin = stdin_file.exists().then_some(stdin_file.as_path());
-        let ran = run(case, &args, stdin, &warehouse);
+        let env = env_of(&run_file.with_extension("env"));
+        let ran = run(case, &args, stdin, &env, &warehouse);
         writeln!(
             out,
-            "== {} {}{}\nexit {}\n-- stdout\n{}-- stderr\n{}",
+            "== {}{} {}{}\nexit {}\n-- stdout\n{}-- stderr\n{}",
+            env.iter()
+                .map(|(k, v)| format!("{k}={v} "))
+                .collect::<String>(),
             run_file.file_name().unwrap().to_string_lossy(),
             args.join(" "),
             if stdin.is_some() { " < stdin" } else { "" },
@@ -579,7 +553,7 @@ fn check(case: &Path) -> String {
     let same_as = case.join("same-as");
     if same_as.exists() {
         let fresh = dir.path().join("uninterrupted");
-        let ran = run(case, &args_of(&same_as), None, &fresh);
+        let ran = run(case, &args_of(&same_as), None, &[], &fresh);
         assert!(ran.code == 0 || ran.code == 1, "{}", ran.stderr);
         let once = state(&fresh, case);
         assert_eq!(

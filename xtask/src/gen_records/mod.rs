@@ -8,7 +8,7 @@
 mod decimal;
 mod rng;
 mod shape;
-mod values;
+pub(crate) mod values;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};

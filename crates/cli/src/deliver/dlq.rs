@@ -5,8 +5,9 @@
 //! context, not payloads, so a line holds the record's place (input, position, line or
 //! sequence number), reason, pointer, message and keyword; the payload (base64) only with
 //! `--dlq-payload`. A cycle's file is named by the cycle's number and written whole (to a
-//! temporary name, then renamed) before the cycle commits, so a run killed before the commit
-//! and started again writes the same file again rather than a second one.
+//! temporary name, then renamed) before the cycle commits, and the commit names it; a file of a
+//! cycle that never committed is removed by the next run ([`recover`](super::recover)), so
+//! every failed record is in the folder exactly once.
 
 use std::path::{Path, PathBuf};
 
@@ -28,12 +29,14 @@ pub(crate) fn default_prefix(channel_name: Option<&str>, namespace: &str, table:
 /// The folder a prefix names under the warehouse. The prefix is an S3 key prefix: `/`
 /// separates folders, empty parts are dropped, and `.` or `..` parts, which would leave the
 /// dead-letter folder, are refused.
-pub(crate) fn folder(warehouse: &Path, prefix: &str) -> Result<PathBuf, String> {
+/// `origin` says where the prefix came from (the `ErrorOutputPrefix`, or the `ChannelName` of
+/// the default prefix), for the message.
+pub(crate) fn folder(warehouse: &Path, prefix: &str, origin: &str) -> Result<PathBuf, String> {
     let mut dir = warehouse.join("dlq");
     for part in prefix.split('/').filter(|p| !p.is_empty()) {
         if part == "." || part == ".." {
             return Err(format!(
-                "the ErrorOutputPrefix `{prefix}` has a `{part}` part, which would leave the warehouse's dlq folder; S3 keeps it as text, but a local folder cannot"
+                "{origin} has a `{part}` part, which would leave the warehouse's dlq folder; S3 keeps it as text, but a local folder cannot"
             ));
         }
         dir.push(part);
@@ -68,10 +71,26 @@ pub(crate) fn write_cycle(dir: &Path, cycle: u64, lines: &[String]) -> Result<Pa
     })?;
     let path = dir.join(format!("cycle-{cycle:06}.ndjson"));
     let partial = dir.join(format!(".cycle-{cycle:06}.ndjson.partial"));
-    std::fs::write(&partial, lines.concat())
-        .and_then(|()| std::fs::rename(&partial, &path))
-        .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+    // A file left by a run that stopped is replaced, never written through: a link planted
+    // in its place is removed, not followed.
+    let written = remove_if_present(&partial)
+        .and_then(|()| {
+            use std::io::Write as _;
+            let mut file = crate::deliver::table::create_new_no_follow(&partial)?;
+            file.write_all(lines.concat().as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&partial, &path));
+    written.map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
     Ok(path)
+}
+
+/// Removes the file (or link) at `path`, if any.
+fn remove_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -82,10 +101,10 @@ mod tests {
     fn a_prefix_cannot_leave_the_dlq_folder() {
         let warehouse = Path::new("/w");
         assert_eq!(
-            folder(warehouse, "errors//orders/").unwrap(),
+            folder(warehouse, "errors//orders/", "the prefix").unwrap(),
             Path::new("/w/dlq/errors/orders")
         );
-        assert!(folder(warehouse, "errors/../../etc/").is_err());
-        assert!(folder(warehouse, "./x").is_err());
+        assert!(folder(warehouse, "errors/../../etc/", "the prefix").is_err());
+        assert!(folder(warehouse, "./x", "the prefix").is_err());
     }
 }

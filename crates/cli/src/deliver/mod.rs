@@ -5,12 +5,16 @@
 //! records are checked as `records` checks them, on the same pipeline.
 
 mod arrow;
+mod check;
 mod cycle;
 mod dlq;
 mod encoding;
+mod fault;
+mod hours;
 mod output;
 mod partition;
 mod progress;
+mod recover;
 mod table;
 pub(crate) mod target;
 
@@ -29,11 +33,12 @@ pub use table::{open_catalog, CATALOG_NAME, LOCK_FILE};
 pub use target::Compression;
 
 use crate::diff::{existing_table_against_schema, DiffFormat};
-use crate::records::input::{InputKind, Source};
+use crate::records::input::{InputKind, Source, Tail};
 use crate::records::run::{in_order, workers};
 use crate::records::{prepare, Prepared, RecordSourceArgs};
 use crate::{usage_error, ColorArg, EXIT_OK, EXIT_SCHEMA_ERRORS};
-use cycle::{BatchChecker, CyclePolicy, Driver};
+use check::BatchChecker;
+use cycle::{CyclePolicy, Driver, DriverSettings};
 use output::{Bar, DeliverFormat, Summary};
 use target::Target;
 
@@ -56,9 +61,17 @@ does, a cycle gathers the records that arrived within DataFreshnessInSeconds (de
 its first (ApproximateArrivalTimestamp).
 
 Exactly once: each commit records in its snapshot summary (schema2iceberg.progress) how many
-records of each input (a file by its absolute path, standard input as -) are done. Running
-again, or after a run was killed, skips them, so nothing is delivered twice and nothing is lost; an input that differs
-from the one delivered under its name is refused.
+records of each input (a file by its canonical path, standard input as -) are done. Running
+again, or after a run was killed at any step, skips them, so nothing is delivered twice and
+nothing is lost: the next run first removes what no commit lists (data, metadata and dead-letter
+files of an unfinished cycle) and names it. A file that grew is delivered from where it stopped;
+its last line is held back while it has no newline. An input that differs from the one
+delivered under its name is refused; so is one under another name that starts with a delivered
+input's first record (a copy or a renamed file), unless --allow-duplicate-content. A warehouse
+whose table lies outside it (a copy of another warehouse) is refused.
+
+A cycle writes one data file per hour, whatever order the records come in; the rows of a
+backfill's many hours are held in bounded memory, spilled to <warehouse>/deliver-spill/.
 
 The table cannot evolve: on an existing table that differs from the table the schema compiles
 to, deliver prints the differences, as diff does, and exits 1 without writing. Two runs on one
@@ -77,8 +90,9 @@ Examples:
 
 Exit codes: 0 every record is delivered (or was by an earlier run), 1 at least one went to the
 dead-letter queue, or the existing table differs from the schema's, 2 usage or I/O error, an
-input that is not of its kind or not the one the table was filled from, a schema that does not
-compile, or another run holding the warehouse. On an error, the cycle under way is not
+input that is not of its kind or not the one the table was filled from, the same content as an
+input delivered under another name, a copied warehouse, a schema that does not compile, or
+another run holding the warehouse. On an error, the cycle under way is not
 committed: the table keeps its last committed snapshot.";
 
 #[derive(Debug, clap::Args)]
@@ -108,9 +122,10 @@ pub(crate) struct DeliverArgs {
     /// Output format (e.g. --format json for one document at the end).
     #[arg(long, value_enum, default_value_t = DeliverFormat::Text)]
     format: DeliverFormat,
-    /// Stop after this many cycles, as if killed between two (for tests of resuming).
-    #[arg(long, value_name = "N", hide = true)]
-    stop_after_cycles: Option<u64>,
+    /// Deliver an input even when it starts with the same record as an input delivered under
+    /// another name (otherwise refused as the same content: a copy, a renamed file).
+    #[arg(long)]
+    allow_duplicate_content: bool,
     #[command(flatten)]
     color: ColorArg,
 }
@@ -150,9 +165,16 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
             names.get(index).map_or("-", String::as_str)
         ));
     }
-    let warehouse = std::path::absolute(&args.warehouse)
-        .map_err(|e| format!("cannot resolve `{}`: {e}", args.warehouse.display()))?;
-    let dlq_dir = dlq::folder(&warehouse, &target.dlq_prefix)?;
+    let dlq_dir_in = |warehouse: &std::path::Path| {
+        dlq::folder(warehouse, &target.dlq_prefix, &target.dlq_prefix_origin)
+    };
+    // Checked before the warehouse is made, so that a bad prefix leaves nothing behind.
+    dlq_dir_in(
+        &std::path::absolute(&args.warehouse)
+            .map_err(|e| format!("cannot resolve `{}`: {e}", args.warehouse.display()))?,
+    )?;
+    let warehouse = table::warehouse_folder(&args.warehouse)?;
+    let dlq_dir = dlq_dir_in(&warehouse)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -173,7 +195,9 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
                 ))
             }
         };
+    table::check_inside(&table, &warehouse)?;
     let progress = progress::Progress::of_table(&table)?;
+    let recovered = runtime.block_on(recover::clean_up(&warehouse, &table, &progress, &dlq_dir))?;
     let done: Vec<u64> = keys
         .iter()
         .map(|key| progress.of_input(key).map_or(0, |p| p.records))
@@ -204,22 +228,20 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         }
         reports.push(report.clone());
     };
-    let mut driver = Driver::new(
-        &runtime,
-        &catalog,
-        table,
+    let settings = DriverSettings {
         splitter,
         policy,
-        encoding::writer_properties(target.compression, &arrow_schema),
-        dlq_dir.clone(),
-        &keys,
-        progress,
-        args.stop_after_cycles,
-        &mut on_cycle,
-    );
-    let input_error = in_order(
+        properties: encoding::writer_properties(target.compression, &arrow_schema),
+        warehouse: warehouse.clone(),
+        dlq_dir: dlq_dir.clone(),
+        keys: &keys,
+        allow_duplicate_content: args.allow_duplicate_content,
+    };
+    let mut driver = Driver::new(&runtime, &catalog, table, settings, progress, &mut on_cycle);
+    let read = in_order(
         &sources,
         args.source.input,
+        Tail::HoldIncomplete,
         workers(),
         &|batch| batch_checker.check(batch),
         &mut |checked| {
@@ -227,7 +249,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
             driver.take(checked)
         },
     );
-    let finished = driver.finish(input_error.map(|e| e.to_string()));
+    let finished = driver.finish(read.error.map(|e| e.to_string()));
     let table_rows = table_rows(&driver.table);
     let time_columns = time_columns(driver.table.metadata().current_schema().as_struct(), "");
     drop(driver);
@@ -241,6 +263,16 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         table_rows,
         dead_letter_folder: &dlq_dir,
         time_columns,
+        held_back: read
+            .held_back
+            .iter()
+            .map(|held| {
+                let name = names.get(held.input).cloned().unwrap_or_default();
+                (name, held.line, held.bytes)
+            })
+            .collect(),
+        removed: &recovered.removed,
+        not_removed: &recovered.left,
     };
     let rendered = match args.format {
         DeliverFormat::Text => summary.text(),
@@ -255,14 +287,17 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
     Ok(crate::print_stdout(&rendered, exit))
 }
 
-/// The name each input is known by in the table's progress: a file's absolute path (so that
-/// `x.ndjson` and `./x.ndjson` are one input), `-` for standard input.
+/// The name each input is known by in the table's progress: a file's canonical path (so that
+/// `x.ndjson`, `./x.ndjson`, `sub/../x.ndjson` and a link to it are one input), `-` for
+/// standard input. A file that cannot be resolved is named by its absolute path; reading it
+/// then says why.
 fn input_keys(sources: &[Source]) -> Result<Vec<String>, String> {
     sources
         .iter()
         .map(|source| match source {
             Source::Stdin => Ok("-".to_string()),
-            Source::File(path) => std::path::absolute(path)
+            Source::File(path) => std::fs::canonicalize(path)
+                .or_else(|_| std::path::absolute(path))
                 .map(|p| p.display().to_string())
                 .map_err(|e| format!("cannot resolve `{}`: {e}", path.display())),
         })

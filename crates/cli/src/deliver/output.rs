@@ -59,6 +59,12 @@ pub(crate) struct Summary<'a> {
     pub(crate) dead_letter_folder: &'a Path,
     /// The table's `time` columns (dotted paths), which Spark 3.5 cannot read.
     pub(crate) time_columns: Vec<String>,
+    /// The last lines held back because they have no newline yet: input, line, bytes.
+    pub(crate) held_back: Vec<(String, u64, u64)>,
+    /// What a run that stopped had left, removed before this run wrote anything.
+    pub(crate) removed: &'a [String],
+    /// What of that could not be removed, each with why.
+    pub(crate) not_removed: &'a [String],
 }
 
 impl Summary<'_> {
@@ -78,6 +84,21 @@ impl Summary<'_> {
             .filter(|c| c.snapshot_id.is_some())
             .count();
         let mut out = String::new();
+        if !self.removed.is_empty() {
+            out.push_str(&format!(
+                "removed {} file(s) that a run which stopped part-way had written and no commit lists:\n",
+                self.removed.len()
+            ));
+            for path in self.removed {
+                out.push_str(&format!("  {path}\n"));
+            }
+        }
+        if !self.not_removed.is_empty() {
+            out.push_str("could not remove these files, which no commit lists:\n");
+            for problem in self.not_removed {
+                out.push_str(&format!("  {problem}\n"));
+            }
+        }
         if self.cycles.is_empty() {
             out.push_str(&format!(
                 "nothing new: every record of the input is already in `{}` or its dead-letter folder\n",
@@ -103,6 +124,11 @@ impl Summary<'_> {
             out.push_str(&format!(
                 "dead-letter folder: {}\n",
                 self.dead_letter_folder.display()
+            ));
+        }
+        for (input, line, bytes) in &self.held_back {
+            out.push_str(&format!(
+                "held back: `{input}` line {line} ({bytes} bytes) has no newline yet, so it is not a record until its producer ends it; a later run delivers it\n"
             ));
         }
         out.push_str(&format!(
@@ -140,6 +166,11 @@ impl Summary<'_> {
                 "table-rows": self.table_rows,
                 "dead-letter-folder": self.dead_letter_folder.display().to_string(),
             },
+            "held-back": self.held_back.iter().map(|(input, line, bytes)| json!({
+                "input": input, "line": line, "bytes": bytes,
+            })).collect::<Vec<_>>(),
+            "removed": self.removed,
+            "not-removed": self.not_removed,
             "read": {
                 "pyiceberg": pyiceberg_command(self.warehouse, self.table),
                 "spark": spark_command(self.warehouse, self.table),

@@ -1,6 +1,6 @@
 //! Rows to partitions: a batch split by the hour of its partition source, in the order the
-//! hours first appear, so that file names and the closing of data files do not change between
-//! runs.
+//! hours first appear, so that the hours given open writers, and so file names, do not change
+//! between runs.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -46,7 +46,7 @@ impl HourSplitter {
     pub(crate) fn split(
         &self,
         batch: &RecordBatch,
-    ) -> Result<Vec<(PartitionKey, RecordBatch)>, String> {
+    ) -> Result<Vec<(Option<i32>, RecordBatch)>, String> {
         let values = self
             .calculator
             .calculate(batch)
@@ -74,11 +74,12 @@ impl HourSplitter {
         }
         groups
             .into_iter()
-            .map(|(hour, rows)| Ok((self.key(hour), rows_of(batch, &rows)?)))
+            .map(|(hour, rows)| Ok((hour, rows_of(batch, &rows)?)))
             .collect()
     }
 
-    fn key(&self, hour: Option<i32>) -> PartitionKey {
+    /// The partition key of an hour (hours since 1970; `None` for a null source).
+    pub(crate) fn key(&self, hour: Option<i32>) -> PartitionKey {
         PartitionKey::new(
             self.spec.clone(),
             Arc::clone(&self.schema),
@@ -145,7 +146,8 @@ mod tests {
             .split(&batch)
             .unwrap()
             .into_iter()
-            .map(|(key, part)| {
+            .map(|(hour, part)| {
+                let key = splitter.key(hour);
                 let n = part
                     .column(1)
                     .as_any()

@@ -1,12 +1,14 @@
 //! Exactly once: how far into each input the table's commits reached, kept in the table's
 //! properties (every commit sets it) and in each snapshot's summary, and read back to resume.
 //!
-//! An input is known by its absolute path (or `-` for standard input). Each commit records, for
-//! every input the table was ever filled from, how many of its records are done (delivered or
-//! sent to the dead-letter queue) and a fingerprint of those records (the last one's sequence
-//! number too, for get-records). A later run skips them, after checking that the input's first
-//! records still have that fingerprint, so a different file under the same name is refused
-//! rather than half skipped.
+//! An input is known by its canonical path (links and `..` resolved; `-` for standard input).
+//! Each commit records, for every input the table was ever filled from, how many of its records
+//! are done (delivered or sent to the dead-letter queue), a fingerprint of those records (the
+//! last one's sequence number too, for get-records) and one of its first record. A later run
+//! skips the records done, after checking that the input's first records still have that
+//! fingerprint, so a different file under the same name is refused rather than half skipped;
+//! and an input under another name that starts with a delivered input's first record is
+//! refused as the same content.
 
 use iceberg::table::Table;
 use serde::{Deserialize, Serialize};
@@ -21,6 +23,14 @@ pub(crate) struct Progress {
     pub(crate) cycles: u64,
     /// Each input, in the order first delivered.
     pub(crate) inputs: Vec<InputProgress>,
+    /// The dead-letter file that the last cycle wrote, relative to the warehouse; dead-letter
+    /// files of cycles after `cycles` were never committed.
+    #[serde(
+        default,
+        rename = "dead-letter-file",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub(crate) dead_letter_file: Option<String>,
 }
 
 /// How far one input is done.
@@ -36,6 +46,10 @@ pub(crate) struct InputProgress {
     /// The last record's `SequenceNumber` (get-records).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) sequence_number: Option<String>,
+    /// The fingerprint of the input's first record: another input that starts with the same
+    /// record is the same content under another name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) first: Option<String>,
 }
 
 impl Progress {
@@ -169,6 +183,7 @@ mod tests {
                 records,
                 fingerprint: String::new(),
                 sequence_number: None,
+                first: None,
             });
         }
         let order: Vec<(&str, u64)> = progress

@@ -33,12 +33,15 @@ pub(crate) fn lock_warehouse(warehouse: &Path) -> Result<std::fs::File, String> 
     std::fs::create_dir_all(warehouse)
         .map_err(|e| format!("cannot create the warehouse `{}`: {e}", warehouse.display()))?;
     let path = warehouse.join(LOCK_FILE);
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| format!("cannot open `{}`: {e}", path.display()))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    no_follow(&mut options);
+    let file = options.open(&path).map_err(|e| {
+        format!(
+            "cannot open `{}` (it must be a plain file, not a link): {e}",
+            path.display()
+        )
+    })?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => Err(format!(
@@ -50,6 +53,54 @@ pub(crate) fn lock_warehouse(warehouse: &Path) -> Result<std::fs::File, String> 
             Err(format!("cannot lock `{}`: {e}", path.display()))
         }
     }
+}
+
+/// Opening a file does not follow a link at its last component (on Unix): a link planted in
+/// the warehouse does not make a run write elsewhere.
+fn no_follow(options: &mut std::fs::OpenOptions) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    #[cfg(not(unix))]
+    let _ = options;
+}
+
+/// Creates a new file at `path` to write, failing when anything (a link included) is there.
+pub(crate) fn create_new_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    no_follow(&mut options);
+    options.open(path)
+}
+
+/// The warehouse folder, created when missing, by its canonical path: the catalog stores
+/// absolute locations, and a table's files must be inside this folder.
+pub(crate) fn warehouse_folder(warehouse: &Path) -> Result<std::path::PathBuf, String> {
+    std::fs::create_dir_all(warehouse)
+        .map_err(|e| format!("cannot create the warehouse `{}`: {e}", warehouse.display()))?;
+    std::fs::canonicalize(warehouse)
+        .map_err(|e| format!("cannot resolve `{}`: {e}", warehouse.display()))
+}
+
+/// Refuses a table whose files are outside the warehouse: a copied or moved warehouse's
+/// catalog still names the original's files, and writing through it would write there, under
+/// another lock.
+pub(crate) fn check_inside(table: &Table, warehouse: &Path) -> Result<(), String> {
+    let location = table.metadata().location();
+    let folder = Path::new(location.strip_prefix("file://").unwrap_or(location));
+    let resolved = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    if resolved.starts_with(warehouse) {
+        return Ok(());
+    }
+    Err(format!(
+        "the table `{}` in `{}` has its files at `{}`, outside this warehouse `{}`: the warehouse was copied or moved, and its catalog still names the original's files. Nothing was written; deliver into the original warehouse, or into a new one",
+        table.identifier(),
+        warehouse.join("catalog.db").display(),
+        resolved.display(),
+        warehouse.display()
+    ))
 }
 
 /// The catalog in `<warehouse>/catalog.db` (an absolute path: the catalog stores absolute

@@ -63,6 +63,8 @@ pub(crate) struct Target {
     pub(crate) compression: Compression,
     /// The dead-letter prefix: `ErrorOutputPrefix`, or [`dlq::default_prefix`].
     pub(crate) dlq_prefix: String,
+    /// Where the prefix comes from, for messages about it.
+    pub(crate) dlq_prefix_origin: String,
     /// `DataFreshnessInSeconds`: how long a get-records cycle gathers records.
     pub(crate) freshness_seconds: u64,
 }
@@ -167,13 +169,22 @@ pub(crate) fn resolve(
     let channel_names = values(settings, Setting::ChannelName);
     let channel_name = agreed(&channel_names, "ChannelName", |v| format!("`{v}`"))?
         .map(|(value, _)| value.as_str());
-    let dlq_prefix = match agreed(
+    let (dlq_prefix, dlq_prefix_origin) = match agreed(
         &values(settings, Setting::ErrorOutputPrefix),
         "ErrorOutputPrefix",
         |v| format!("`{v}`"),
     )? {
-        Some((value, _)) => value.clone(),
-        None => dlq::default_prefix(channel_name, &namespace, &table),
+        Some((value, _)) => (value.clone(), format!("the ErrorOutputPrefix `{value}`")),
+        None => {
+            let prefix = dlq::default_prefix(channel_name, &namespace, &table);
+            let origin = match channel_name {
+                Some(name) => format!(
+                    "the dead-letter prefix `{prefix}`, made from the ChannelName `{name}` as AWS's default is,"
+                ),
+                None => format!("the dead-letter prefix `{prefix}`"),
+            };
+            (prefix, origin)
+        }
     };
     let freshness_seconds = match agreed(
         &values(settings, Setting::DataFreshness),
@@ -199,6 +210,7 @@ pub(crate) fn resolve(
         table,
         compression,
         dlq_prefix,
+        dlq_prefix_origin,
         freshness_seconds,
     })
 }

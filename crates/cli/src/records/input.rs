@@ -2,9 +2,11 @@
 //! the JSON that `aws kinesis get-records` prints (read with a streaming deserializer, so a big
 //! document is never held whole), and raw files (one record each).
 
+use std::cell::Cell;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use base64::Engine as _;
 use schema2iceberg_mapper::records::MAX_INFLATED;
@@ -45,6 +47,14 @@ impl Source {
         match self {
             Source::Stdin => "-".to_string(),
             Source::File(path) => path.display().to_string(),
+        }
+    }
+
+    /// A regular file (not standard input, a pipe or a device), which may still be growing.
+    fn is_regular_file(&self) -> bool {
+        match self {
+            Source::Stdin => false,
+            Source::File(path) => std::fs::metadata(path).is_ok_and(|m| m.is_file()),
         }
     }
 
@@ -135,13 +145,37 @@ impl Batcher<'_> {
     }
 }
 
+/// What to do with an NDJSON file's last line when it has no newline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tail {
+    /// It is a record, like every other line (`records`: a sample file ends where it ends).
+    Record,
+    /// In a regular file it is not a record yet: a producer may still be writing it. It is
+    /// held back, neither checked nor counted, and reported (`deliver`, which delivers it
+    /// once the line is complete). Standard input and pipes end where they end.
+    HoldIncomplete,
+}
+
+/// A last line that [`Tail::HoldIncomplete`] held back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HeldBack {
+    /// The input's index among the INPUTs.
+    pub(crate) input: usize,
+    /// Its 1-based line number.
+    pub(crate) line: u64,
+    /// The bytes it has so far.
+    pub(crate) bytes: u64,
+}
+
 /// Reads every input in order, handing on batches of at most [`BATCH_RECORDS`] records or
 /// [`BATCH_BYTES`] bytes; stops early when `emit` says so, or at the first input error.
+/// Returns the last lines held back under [`Tail::HoldIncomplete`].
 pub(crate) fn read_inputs(
     sources: &[Source],
     kind: InputKind,
+    tail: Tail,
     emit: &mut dyn FnMut(Batch) -> Proceed,
-) -> Result<(), InputError> {
+) -> Result<Vec<HeldBack>, InputError> {
     let mut batcher = Batcher {
         next_seq: 0,
         input: 0,
@@ -150,12 +184,23 @@ pub(crate) fn read_inputs(
         emit,
         stopped: false,
     };
+    let mut held_back = Vec::new();
     for (index, source) in sources.iter().enumerate() {
         batcher.input = index;
         let reader = source.open()?;
         let name = source.name();
+        let hold = tail == Tail::HoldIncomplete && source.is_regular_file();
         let read = match kind {
-            InputKind::Ndjson => read_ndjson(reader, &name, &mut batcher),
+            InputKind::Ndjson => {
+                read_ndjson(reader, &name, hold, &mut batcher).map(|(go, held)| {
+                    held_back.extend(held.map(|(line, bytes)| HeldBack {
+                        input: index,
+                        line,
+                        bytes,
+                    }));
+                    go
+                })
+            }
             InputKind::GetRecords => read_get_records(reader, &name, &mut batcher),
             InputKind::Raw => read_raw(reader, &name, &mut batcher),
         };
@@ -166,13 +211,13 @@ pub(crate) fn read_inputs(
             break;
         }
     }
-    Ok(())
+    Ok(held_back)
 }
 
 /// What reading one line found.
 enum Line {
-    /// A line (possibly empty) is in the buffer.
-    Read,
+    /// A line (possibly empty) is in the buffer; `complete` when a newline ended it.
+    Read { complete: bool },
     /// The input ended.
     End,
 }
@@ -191,7 +236,11 @@ fn read_line(
             .fill_buf()
             .map_err(|e| InputError(format!("cannot read `{name}`: {e}")))?;
         if buffer.is_empty() {
-            return Ok(if read_any { Line::Read } else { Line::End });
+            return Ok(if read_any {
+                Line::Read { complete: false }
+            } else {
+                Line::End
+            });
         }
         read_any = true;
         let (taken, done) = match memchr::memchr(b'\n', buffer) {
@@ -207,32 +256,39 @@ fn read_line(
             )));
         }
         if found_end {
-            return Ok(Line::Read);
+            return Ok(Line::Read { complete: true });
         }
     }
 }
 
 /// NDJSON: one record a line, lines counted from 1. A blank line (nothing but spaces and tabs)
-/// is not a record and is skipped, but still counted; a trailing `\r` is stripped.
+/// is not a record and is skipped, but still counted; a trailing `\r` is stripped. With `hold`,
+/// a last line without a newline is not a record yet: its line number and length are returned
+/// instead.
 fn read_ndjson(
     reader: Box<dyn Read + Send>,
     name: &str,
+    hold: bool,
     batcher: &mut Batcher<'_>,
-) -> Result<Proceed, InputError> {
+) -> Result<(Proceed, Option<(u64, u64)>), InputError> {
     let mut reader = BufReader::with_capacity(256 * 1024, reader);
     let mut line = Vec::new();
     let mut number = 0u64;
     let mut position = 0u64;
     loop {
         number += 1;
-        if let Line::End = read_line(&mut reader, &mut line, name, number)? {
-            return Ok(true);
-        }
+        let complete = match read_line(&mut reader, &mut line, name, number)? {
+            Line::End => return Ok((true, None)),
+            Line::Read { complete } => complete,
+        };
         if line.last() == Some(&b'\r') {
             line.pop();
         }
         if line.iter().all(|b| matches!(b, b' ' | b'\t')) {
             continue;
+        }
+        if hold && !complete {
+            return Ok((true, Some((number, line.len() as u64))));
         }
         position += 1;
         let record = Record {
@@ -243,7 +299,7 @@ fn read_ndjson(
             bytes: line.clone(),
         };
         if !batcher.push(record) {
-            return Ok(false);
+            return Ok((false, None));
         }
     }
 }
@@ -306,13 +362,21 @@ fn read_get_records(
     name: &str,
     batcher: &mut Batcher<'_>,
 ) -> Result<Proceed, InputError> {
-    let reader = BufReader::with_capacity(256 * 1024, reader);
+    let meter = Rc::new(Meter::default());
+    let reader = BufReader::with_capacity(
+        256 * 1024,
+        MeteredReader {
+            inner: reader,
+            meter: Rc::clone(&meter),
+        },
+    );
     let mut deserializer = serde_json::Deserializer::from_reader(reader);
     let mut state = GetRecordsState {
         batcher,
         position: 0,
         problem: None,
         stopped: false,
+        meter,
     };
     let document = DocumentSeed { state: &mut state }.deserialize(&mut deserializer);
     let outcome = document.and_then(|found| {
@@ -334,9 +398,54 @@ fn read_get_records(
     }
 }
 
+/// The most bytes of get-records text one element of `Records` may take: the base64 text of a
+/// [`MAX_RECORD`]-byte record, with room for its other members and the reader's buffer. The
+/// JSON reader holds a string whole, so the cap is applied to the bytes read, before any
+/// string is.
+const MAX_ELEMENT_TEXT: u64 = MAX_RECORD.div_ceil(3) * 4 + 1024 * 1024;
+
+/// Bytes read so far, and how far the element being read may go.
+#[derive(Debug, Default)]
+struct Meter {
+    read: Cell<u64>,
+    limit: Cell<u64>,
+}
+
+impl Meter {
+    /// The element starting now may take [`MAX_ELEMENT_TEXT`] bytes.
+    fn start_element(&self) {
+        self.limit
+            .set(self.read.get().saturating_add(MAX_ELEMENT_TEXT));
+    }
+
+    fn over(&self) -> bool {
+        self.limit.get() > 0 && self.read.get() > self.limit.get()
+    }
+}
+
+/// A reader that stops with an error once the element being read is over its cap.
+struct MeteredReader {
+    inner: Box<dyn Read + Send>,
+    meter: Rc<Meter>,
+}
+
+impl Read for MeteredReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.meter.over() {
+            return Err(std::io::Error::other("a record is too large"));
+        }
+        let read = self.inner.read(buf)?;
+        self.meter
+            .read
+            .set(self.meter.read.get().saturating_add(read as u64));
+        Ok(read)
+    }
+}
+
 /// What reading a get-records document keeps between elements.
 struct GetRecordsState<'b, 'e> {
     batcher: &'b mut Batcher<'e>,
+    meter: Rc<Meter>,
     position: u64,
     /// A problem the JSON error cannot say well (a Data that is not base64).
     problem: Option<String>,
@@ -396,7 +505,25 @@ impl<'de> Visitor<'de> for RecordsSeed<'_, '_, '_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let state = self.state;
-        while let Some(element) = seq.next_element::<KinesisRecord>()? {
+        loop {
+            state.meter.start_element();
+            let element = match seq.next_element::<KinesisRecord>() {
+                Ok(Some(element)) => element,
+                Ok(None) => {
+                    // The members after `Records` are not records: no element cap applies.
+                    state.meter.limit.set(0);
+                    break;
+                }
+                Err(e) if state.meter.over() => {
+                    let problem = format!(
+                        "Records[{}] is longer than {MAX_RECORD} bytes of record (base64 in `Data`); no stream carries a record that large",
+                        state.position
+                    );
+                    state.problem = Some(problem);
+                    return Err(e);
+                }
+                Err(e) => return Err(e),
+            };
             state.position += 1;
             let bytes = match base64::engine::general_purpose::STANDARD.decode(&element.data) {
                 Ok(bytes) => bytes,
@@ -410,6 +537,15 @@ impl<'de> Visitor<'de> for RecordsSeed<'_, '_, '_> {
                     return Err(de::Error::custom(problem));
                 }
             };
+            if bytes.len() as u64 > MAX_RECORD {
+                let problem = format!(
+                    "Records[{}].Data (SequenceNumber {}) is longer than {MAX_RECORD} bytes; no stream carries a record that large",
+                    state.position - 1,
+                    element.sequence_number
+                );
+                state.problem = Some(problem.clone());
+                return Err(de::Error::custom(problem));
+            }
             let record = Record {
                 position: state.position,
                 line: None,

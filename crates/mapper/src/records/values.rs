@@ -143,11 +143,23 @@ pub fn timestamptz_text(micros: i64) -> String {
         format!(".{fraction:06}")
     };
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}{fraction}+00:00",
+        "{}-{month:02}-{day:02}T{:02}:{:02}:{:02}{fraction}+00:00",
+        year_text(year),
         seconds / 3600,
         seconds / 60 % 60,
         seconds % 60
     )
+}
+
+/// A year as ISO 8601's expanded form writes it, and Iceberg's Java library prints it: four
+/// digits for 0000 to 9999, a `+` and every digit after 9999, a `-` and at least four digits
+/// before year 0000.
+fn year_text(year: i64) -> String {
+    match year {
+        0..=9999 => format!("{year:04}"),
+        10_000.. => format!("+{year}"),
+        _ => format!("-{:04}", year.unsigned_abs()),
+    }
 }
 
 fn days_in_month(year: i64, month: u32) -> u32 {
@@ -341,6 +353,29 @@ mod tests {
         assert_eq!(
             timestamptz_text(951_782_400_000_000),
             "2000-02-29T00:00:00+00:00"
+        );
+    }
+
+    /// Years past 9999 and before 0000 in ISO 8601's expanded form, as Iceberg prints them.
+    #[test]
+    fn years_outside_four_digits_are_signed() {
+        let day = 86_400_000_000i64;
+        // 10000-01-01 is 2,932,897 days after 1970-01-01; 0000-01-01 is 719,528 days before.
+        assert_eq!(
+            timestamptz_text(2_932_897 * day),
+            "+10000-01-01T00:00:00+00:00"
+        );
+        assert_eq!(
+            timestamptz_text(2_932_897 * day - 1_000_000),
+            "9999-12-31T23:59:59+00:00"
+        );
+        assert_eq!(
+            timestamptz_text(-719_528 * day),
+            "0000-01-01T00:00:00+00:00"
+        );
+        assert_eq!(
+            timestamptz_text(-719_528 * day - 1),
+            "-0001-12-31T23:59:59.999999+00:00"
         );
     }
 }
