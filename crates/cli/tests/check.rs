@@ -119,6 +119,52 @@ fn command_line_options_for_a_single_schema() {
     }));
 }
 
+/// A data team's repository after `deliver` and a build: the warehouse's metadata JSON and what
+/// `.gitignore` and `.git/info/exclude` ignore are not read, and a package.json whose only
+/// schema-looking key is empty is not compiled as a schema (one `not-a-schema` warning).
+#[test]
+fn a_repository_with_a_warehouse_and_ignored_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path();
+    let git = std::process::Command::new("git")
+        .args(["init", "--quiet"])
+        .current_dir(repo)
+        .status()
+        .expect("git is needed for this test (check reads .gitignore inside a git repository)");
+    assert!(git.success());
+    let write = |path: &str, text: &str| {
+        let path = repo.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "schemas/orders.json",
+        r#"{"type": "object", "properties": {"id": {"type": "integer", "maximum": 1000}}, "required": ["id"]}"#,
+    );
+    write("warehouse/catalog.db", "");
+    write("warehouse/deliver.lock", "");
+    write(
+        "warehouse/shop/orders/metadata/00000-0.metadata.json",
+        r#"{"format-version": 2, "table-uuid": "x", "location": "file:///w"}"#,
+    );
+    write(".gitignore", "build/\n");
+    write("build/out.json", r#"{"anything": true}"#);
+    write(".git/info/exclude", "scratch.json\n");
+    write("scratch.json", r#"{"not": "a schema"}"#);
+    write(
+        "package.json",
+        r#"{"name": "app", "version": "1.0.0", "dependencies": {}}"#,
+    );
+    let checked = run_check(&request(repo), CheckFormat::Text).unwrap();
+    assert_eq!(checked.exit, 0, "{}", checked.stdout);
+    for not_read in ["metadata.json", "out.json", "scratch.json", "unconstrained"] {
+        assert!(!checked.stdout.contains(not_read), "{}", checked.stdout);
+    }
+    // package.json is named once, as not a schema (a warning that `skip` silences).
+    assert_eq!(checked.stdout.matches("not-a-schema").count(), 1);
+    insta::assert_snapshot!(checked.stdout);
+}
+
 #[test]
 fn usage_errors() {
     let dir = root().join("testdata/check/kinesis-repo");

@@ -191,6 +191,11 @@ fn every_usage_error_starts_with_error() {
             ],
         ),
         ("<outside-git>", vec!["diff", "--git", "HEAD"]),
+        // A channel configuration that `check` rejects is refused by compile too.
+        (
+            "testdata/deliver/channel-config-errors",
+            vec!["compile", "schema.json", "--channel-config", "channel.json"],
+        ),
     ];
     let mut seen = String::new();
     for (dir, args) in &cases {

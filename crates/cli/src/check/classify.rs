@@ -69,6 +69,7 @@ pub fn classify(doc: Option<&JsonDoc>, display: &str, text: &[u8]) -> Content {
     };
     let keywords = root_keywords(doc);
     if !keywords.is_empty() || matches!(doc.value(doc.root()), JsonValue::Bool(_)) {
+        let keywords: Vec<&str> = keywords.iter().map(|(key, _)| *key).collect();
         let definitions_only = keywords.iter().all(|k| DEFINITIONS_FILE.contains(k))
             && keywords
                 .iter()
@@ -128,17 +129,27 @@ pub fn diagnostic(
 
 /// The root's keywords of JSON Schema, each with a value of the kind that keyword takes:
 /// `"type": "order"` or `"dependencies": {"left-pad": "^1.3"}` (package.json) are not keywords.
-/// A root `true` or `false` is a schema (draft-06 on) with no keywords; the compile says what it
-/// maps to.
-fn root_keywords(doc: &JsonDoc) -> Vec<&str> {
-    match doc.value(doc.root()) {
-        JsonValue::Object(members) => members
-            .iter()
-            .filter(|m| is_keyword(doc, &m.key, m.value))
-            .map(|m| m.key.as_str())
-            .collect(),
-        _ => Vec::new(),
+/// When every keyword found holds an empty object or array (`"dependencies": {}` in a
+/// package.json), none is evidence of a schema, and none is returned. A root `true` or `false`
+/// is a schema (draft-06 on) with no keywords; the compile says what it maps to.
+fn root_keywords(doc: &JsonDoc) -> Vec<(&str, JsonId)> {
+    let JsonValue::Object(members) = doc.value(doc.root()) else {
+        return Vec::new();
+    };
+    let keywords: Vec<(&str, JsonId)> = members
+        .iter()
+        .filter(|m| is_keyword(doc, &m.key, m.value))
+        .map(|m| (m.key.as_str(), m.value))
+        .collect();
+    let empty = |id: JsonId| match doc.value(id) {
+        JsonValue::Object(members) => members.is_empty(),
+        JsonValue::Array(items) => items.is_empty(),
+        _ => false,
+    };
+    if keywords.iter().all(|(_, value)| empty(*value)) {
+        return Vec::new();
     }
+    keywords
 }
 
 fn is_keyword(doc: &JsonDoc, key: &str, value: JsonId) -> bool {
@@ -227,6 +238,19 @@ mod tests {
         assert_eq!(
             content(r#"{"type": "order", "id": 5}"#),
             Content::NotASchema
+        );
+        assert_eq!(
+            content(r#"{"name": "app", "version": "1.0.0", "dependencies": {}}"#),
+            Content::NotASchema,
+            "an empty value is evidence of nothing"
+        );
+        assert_eq!(
+            content(r#"{"properties": {}, "required": []}"#),
+            Content::NotASchema
+        );
+        assert_eq!(
+            content(r#"{"type": "object", "properties": {}}"#),
+            Content::Schema
         );
         assert_eq!(content(r#"[1, 2]"#), Content::NotASchema);
         assert_eq!(content("{}"), Content::NotASchema);

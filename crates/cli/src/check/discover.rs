@@ -97,26 +97,49 @@ fn glob_root(glob: &str) -> PathBuf {
     }
 }
 
+/// The `*.json` files under `dir`: not hidden ones, not in `target` or `node_modules`, not what
+/// the repository's `.gitignore` files and `.git/info/exclude` ignore (inside a git repository,
+/// as ripgrep reads them; a user's global excludes file is not read, so that every machine
+/// checks the same files), and not in a `deliver` warehouse (a folder holding `catalog.db` and
+/// `deliver.lock`), whose metadata files are JSON but no schemas.
 fn walk(dir: &Path, found: &mut BTreeSet<PathBuf>, skip: &GlobSet, base: &Path) {
-    let entries = walkdir::WalkDir::new(dir)
+    let skip = skip.clone();
+    let base = base.to_path_buf();
+    let entries = ignore::WalkBuilder::new(dir)
         .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| !is_skipped(e.path(), skip, base) && !is_hidden(e));
+        .hidden(true)
+        .git_global(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .parents(true)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(move |e| {
+            !is_skipped(e.path(), &skip, &base) && !is_build_folder(e) && !is_warehouse(e)
+        })
+        .build();
     for entry in entries.filter_map(Result::ok) {
         let path = entry.path();
-        if entry.file_type().is_file() && path.extension().is_some_and(|e| e == "json") {
+        if entry.file_type().is_some_and(|t| t.is_file())
+            && path.extension().is_some_and(|e| e == "json")
+        {
             found.insert(path.to_path_buf());
         }
     }
 }
 
-fn is_hidden(entry: &walkdir::DirEntry) -> bool {
+fn is_build_folder(entry: &ignore::DirEntry) -> bool {
     entry.depth() > 0
         && entry
             .file_name()
             .to_str()
-            .is_some_and(|n| n.starts_with('.') || n == "target" || n == "node_modules")
+            .is_some_and(|n| n == "target" || n == "node_modules")
+}
+
+/// A folder that `deliver` wrote: its catalog and its lock are there.
+fn is_warehouse(entry: &ignore::DirEntry) -> bool {
+    entry.file_type().is_some_and(|t| t.is_dir())
+        && entry.path().join("catalog.db").is_file()
+        && entry.path().join("deliver.lock").is_file()
 }
 
 /// Whether `path` matches a skip glob, tried both as given and relative to `base` (the folder

@@ -51,6 +51,8 @@ struct Reached {
     records: u64,
     chain: u64,
     sequence_number: Option<String>,
+    /// The input's records sent to the dead-letter queue in the open cycle.
+    dead_letters: u64,
 }
 
 /// Settings of the driver that do not change during a run.
@@ -207,6 +209,7 @@ impl<'a> Driver<'a> {
             if cycle.first_arrival.is_none() {
                 cycle.first_arrival = arrival;
             }
+            let dead_letter = matches!(record.outcome, Outcome::DeadLetter(_));
             match record.outcome {
                 Outcome::Delivered => {
                     cycle.delivered += 1;
@@ -216,10 +219,13 @@ impl<'a> Driver<'a> {
                 Outcome::Done => {}
             }
             if let Some(reached) = self.reached.get_mut(batch.input) {
+                let dead_letters =
+                    reached.as_ref().map_or(0, |r| r.dead_letters) + u64::from(dead_letter);
                 *reached = Some(Reached {
                     records: record.position,
                     chain: chained,
                     sequence_number: record.sequence_number,
+                    dead_letters,
                 });
             }
         }
@@ -447,12 +453,14 @@ impl<'a> Driver<'a> {
             .zip(&self.firsts);
         for ((key, reached), first) in inputs {
             if let Some(reached) = reached {
+                let earlier = progress.of_input(key).map_or(0, |p| p.dead_letters);
                 progress.advance(InputProgress {
                     input: key.clone(),
                     records: reached.records,
                     fingerprint: fingerprint_text(reached.chain),
                     sequence_number: reached.sequence_number.clone(),
                     first: first.map(fingerprint_text),
+                    dead_letters: earlier + reached.dead_letters,
                 });
             }
         }
@@ -485,6 +493,11 @@ impl<'a> Driver<'a> {
                 .map_err(|e| format!("cannot prepare the commit: {e}"))?;
         }
         fault::point(Step::BeforeCommit, self.cycles_this_run + 1);
+        if fault::commit_fails(self.cycles_this_run + 1) {
+            return Err(format!(
+                "the commit of cycle {number} failed: the test hook failed it"
+            ));
+        }
         let committed = match self.runtime.block_on(transaction.commit(self.catalog)) {
             Ok(table) => table,
             Err(e) => self
@@ -513,6 +526,17 @@ impl<'a> Driver<'a> {
             .ok()?;
         let progress = Progress::of_table(&table).ok()?;
         (progress.cycles == number).then_some(table)
+    }
+
+    /// The records of this run's inputs that the table's dead-letter folder holds, over every
+    /// run (as far as the table's progress counts them).
+    pub(crate) fn dead_letters_of_inputs(&self) -> u64 {
+        self.settings
+            .keys
+            .iter()
+            .filter_map(|key| self.progress.of_input(key))
+            .map(|p| p.dead_letters)
+            .sum()
     }
 
     /// Ends the run: the open cycle is committed when the input was read to its end; after an

@@ -1,7 +1,8 @@
 //! The test builds' fault hook: `SCHEMA2ICEBERG_TEST_FAULT=STEP@N` stops the process, as a kill
 //! would (no clean-up, no output flushed beyond what was written), at STEP of the Nth cycle this
-//! run closes; `SCHEMA2ICEBERG_TEST_SPILL_BYTES` sets the bytes of held rows kept in memory, so
-//! that tests spill with small inputs.
+//! run closes, and `commit-error@N` makes that cycle's commit fail as a catalog error would;
+//! `SCHEMA2ICEBERG_TEST_SPILL_BYTES` sets the bytes of held rows kept in memory, so that tests
+//! spill with small inputs.
 //!
 //! Read only where debug assertions are on (the test and dev builds): a release build, which
 //! users run, has no such hook, and no flag shows it.
@@ -43,6 +44,16 @@ pub(crate) fn point(step: Step, cycle: u64) {
     }
     #[cfg(not(debug_assertions))]
     let _ = (step, cycle);
+}
+
+/// Whether the test hook makes the commit of this run's `cycle`th cycle fail.
+pub(crate) fn commit_fails(cycle: u64) -> bool {
+    #[cfg(debug_assertions)]
+    if let Ok(wanted) = std::env::var("SCHEMA2ICEBERG_TEST_FAULT") {
+        return wanted == format!("commit-error@{cycle}");
+    }
+    let _ = cycle;
+    false
 }
 
 /// The bytes of held rows kept in memory before a spill.

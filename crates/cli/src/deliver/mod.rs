@@ -88,8 +88,9 @@ Examples:
   schema2iceberg deliver schema.json samples.ndjson --channel-config channel.json \\
     --warehouse /tmp/wh --cycle-records 1000 --format json
 
-Exit codes: 0 every record is delivered (or was by an earlier run), 1 at least one went to the
-dead-letter queue, or the existing table differs from the schema's, 2 usage or I/O error, an
+Exit codes: 0 every record is delivered (or was by an earlier run), 1 at least one of the
+inputs' records is in the dead-letter folder (now or from an earlier run, so a rerun exits as
+the first run did), or the existing table differs from the schema's, 2 usage or I/O error, an
 input that is not of its kind or not the one the table was filled from, the same content as an
 input delivered under another name, a copied warehouse, a schema that does not compile, or
 another run holding the warehouse. On an error, the cycle under way is not
@@ -250,6 +251,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         },
     );
     let finished = driver.finish(read.error.map(|e| e.to_string()));
+    let dead_letters = driver.dead_letters_of_inputs();
     let table_rows = table_rows(&driver.table);
     let time_columns = time_columns(driver.table.metadata().current_schema().as_struct(), "");
     drop(driver);
@@ -273,12 +275,15 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
             .collect(),
         removed: &recovered.removed,
         not_removed: &recovered.left,
+        earlier_dead_letters: dead_letters,
     };
     let rendered = match args.format {
         DeliverFormat::Text => summary.text(),
         DeliverFormat::Json => summary.json(),
     };
-    let dead_letters: u64 = reports.iter().map(|c| c.dead_letters).sum();
+    // What the table and the dead-letter folder hold for these inputs, on every run: a rerun
+    // that finds nothing new exits as the run that delivered them did.
+    let dead_letters = dead_letters.max(reports.iter().map(|c| c.dead_letters).sum());
     let exit = if dead_letters > 0 {
         EXIT_SCHEMA_ERRORS
     } else {
@@ -426,8 +431,15 @@ fn refuse_evolution(
     if diffed.changes.is_empty() && why.is_empty() {
         why.push("the columns are the same, but their field ids differ (the table was not created from this schema)".to_string());
     }
+    // Only what works in this invocation: a --table that contradicts the channel
+    // configuration's TableName is refused.
+    let way_out = if !target.table_configured {
+        "Deliver into another table (--table NAME), or into a new warehouse (--warehouse DIR)"
+    } else {
+        "Deliver into a new warehouse (--warehouse DIR), or give the channel configuration another TableName"
+    };
     let message = format!(
-        "the table `{}` exists and differs from the table `{schema_name}` compiles to{}; a channel's table cannot evolve, so nothing was delivered. Deliver into another table (--table), or into a new warehouse",
+        "the table `{}` exists and differs from the table `{schema_name}` compiles to{}; a channel's table cannot evolve, so nothing was delivered. {way_out}",
         target.name(),
         if why.is_empty() {
             " (the differences are above)".to_string()

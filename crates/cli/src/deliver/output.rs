@@ -65,6 +65,8 @@ pub(crate) struct Summary<'a> {
     pub(crate) removed: &'a [String],
     /// What of that could not be removed, each with why.
     pub(crate) not_removed: &'a [String],
+    /// The records of the inputs that the dead-letter folder holds, over every run.
+    pub(crate) earlier_dead_letters: u64,
 }
 
 impl Summary<'_> {
@@ -101,8 +103,12 @@ impl Summary<'_> {
         }
         if self.cycles.is_empty() {
             out.push_str(&format!(
-                "nothing new: every record of the input is already in `{}` or its dead-letter folder\n",
-                self.table
+                "nothing new: every record of the input is already in `{}` or its dead-letter folder{}\n",
+                self.table,
+                match self.earlier_dead_letters {
+                    0 => String::new(),
+                    n => format!(" ({n} of them in the dead-letter folder)"),
+                }
             ));
         } else {
             out.push_str(&format!(

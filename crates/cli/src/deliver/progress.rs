@@ -50,6 +50,14 @@ pub(crate) struct InputProgress {
     /// record is the same content under another name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) first: Option<String>,
+    /// Of the records done, those sent to the dead-letter queue: a rerun's exit code says
+    /// what the table and the dead-letter folder hold for the input, as the first run's did.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) dead_letters: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Progress {
@@ -184,6 +192,7 @@ mod tests {
                 fingerprint: String::new(),
                 sequence_number: None,
                 first: None,
+                dead_letters: 0,
             });
         }
         let order: Vec<(&str, u64)> = progress

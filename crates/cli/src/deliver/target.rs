@@ -67,6 +67,8 @@ pub(crate) struct Target {
     pub(crate) dlq_prefix_origin: String,
     /// `DataFreshnessInSeconds`: how long a get-records cycle gathers records.
     pub(crate) freshness_seconds: u64,
+    /// A channel configuration names the table (so `--table` cannot name another).
+    pub(crate) table_configured: bool,
 }
 
 impl Target {
@@ -212,5 +214,6 @@ pub(crate) fn resolve(
         dlq_prefix,
         dlq_prefix_origin,
         freshness_seconds,
+        table_configured: !values(settings, Setting::TableName).is_empty(),
     })
 }

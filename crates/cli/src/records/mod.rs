@@ -416,7 +416,37 @@ pub(crate) fn read_channel_configs(
     {
         return Err(format!("{} ({})", d.message, at(&d.location)));
     }
+    refuse_errors(&checked.diagnostics)?;
     Ok(checked)
+}
+
+/// A channel configuration with an error is refused by every command that reads one, with the
+/// diagnostics `check` reports for it (the same function finds them): the channel would not be
+/// created from it, so no table, record verdict or delivery can be taken from it.
+fn refuse_errors(diagnostics: &[schema2iceberg_parser::Diagnostic]) -> Result<(), String> {
+    let errors: Vec<&schema2iceberg_parser::Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.severity == schema2iceberg_parser::Severity::Error)
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let mut message = format!(
+        "the channel configuration has {} error(s), so the channel would not be created from it (`schema2iceberg check` reports the same):",
+        errors.len()
+    );
+    for d in errors {
+        message.push_str(&format!(
+            "\n  error[{}]: {} ({})",
+            d.code,
+            d.message,
+            at(&d.location)
+        ));
+        if let Some(help) = &d.help {
+            message.push_str(&format!("\n    help: {help}"));
+        }
+    }
+    Err(message)
 }
 
 #[cfg(test)]

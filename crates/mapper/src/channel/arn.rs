@@ -7,8 +7,8 @@ use super::fields::{describe_char, first_bad, is_account};
 pub(super) struct Arn<'s> {
     partition: &'s str,
     pub(super) service: &'s str,
-    region: &'s str,
-    account: &'s str,
+    pub(super) region: &'s str,
+    pub(super) account: &'s str,
     pub(super) resource: &'s str,
 }
 

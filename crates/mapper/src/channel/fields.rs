@@ -435,8 +435,9 @@ impl<'a> Checker<'a> {
         } else {
             Some(format!("`{key}` is not a KMS key ARN"))
         };
-        if let Some(message) = message {
-            self.bad(&KMS_KEY, id, message, help);
+        match message {
+            Some(message) => self.bad(&KMS_KEY, id, message, help),
+            None => self.seen_arn(id, key, value),
         }
     }
 
@@ -451,6 +452,23 @@ impl<'a> Checker<'a> {
                 format!("`{key}` is not {}: {why}", spec.what),
                 Some(format!("write it as `{}`", spec.shape)),
             );
+        } else {
+            self.seen_arn(id, key, value);
+        }
+    }
+
+    /// Keeps a well-formed ARN, to compare its Region and account with the stream's or
+    /// cluster's once every file is read ([`super::places`]).
+    pub(super) fn seen_arn(&mut self, id: JsonId, key: &str, value: &str) {
+        if let Some(arn) = Arn::parse(value) {
+            let location = self.file.key_location(id);
+            self.arns.push(super::places::SeenArn {
+                key: key.to_string(),
+                value: value.to_string(),
+                region: arn.region.to_string(),
+                account: arn.account.to_string(),
+                location,
+            });
         }
     }
 }

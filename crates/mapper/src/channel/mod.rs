@@ -16,9 +16,12 @@
 
 mod arn;
 mod fields;
+mod keys;
 mod kinesis;
 mod msk;
+mod places;
 mod recognise;
+mod shapes;
 
 pub use fields::{name_problem, NameProblem};
 pub use recognise::recognise;
@@ -34,12 +37,16 @@ schema2iceberg_parser::code_table! {
         r#"{"Bucket": "my-bucket"}"#;
     MISSING_KEY = "channel-missing-key", Error, rule [] section "channel configurations (docs/ci.md)",
         "A key that the CreateChannel API requires is missing.",
-        "Add the key; the message names the object that needs it.",
+        "Add the key; the message names the object that needs it, and the help lists that object's required keys with a minimal example.",
         r#"{"S3TablesConfigurationList": [{"Namespace": "sales", "CompressionType": "ZSTD"}]}"#;
     WRONG_TYPE = "channel-wrong-type", Error, rule [] section "channel configurations (docs/ci.md)",
         "A value has the wrong JSON type, such as a string where the API takes a number; the AWS CLI rejects the parameter.",
         "Write the value with the type that the message names: numbers without quotes, ARNs and account ids in quotes.",
         r#"{"DataFreshnessInSeconds": "300"}"#;
+    UNKNOWN_KEY = "channel-unknown-key", Error, rule [] section "channel configurations (docs/ci.md)",
+        "A key is not a key of its object's API type (`RecordFormat` for `RecordFormatType`, `Compression` for `CompressionType`, or a key of the object one level down or up, such as `RecordFormatType` directly in a stream entry); the AWS CLI rejects it as an unknown parameter.",
+        "Write the key that the help names, or move the key to the object it belongs to.",
+        r#"{"StreamARN": "arn:aws:kinesis:…", "RecordFormatType": "JSON"}"#;
     KEY_CASE = "channel-key-case", Error, rule [] section "channel configurations (docs/ci.md)",
         "A key differs only in letter case from a key of the API (`compressionType` for `CompressionType`, `BucketArn` for Kinesis's `BucketARN`); API keys are case-sensitive, so the AWS CLI rejects it as an unknown parameter.",
         "Spell the key exactly as the API does; CloudFormation and CDK spellings differ from the CLI's JSON.",
@@ -124,6 +131,14 @@ schema2iceberg_parser::code_table! {
         "MSK `SchemaEvolution.EnableSchemaEvolution` is true, but MSK streaming tables do not support schema evolution.",
         "Set `EnableSchemaEvolution` to false; to change the schema, create a new channel and table.",
         r#"{"SchemaEvolution": {"EnableSchemaEvolution": true}}"#;
+    OTHER_REGION = "channel-other-region", Error, rule [] section "channel configurations (docs/ci.md)",
+        "An ARN of the configuration (table bucket, role, GSR schema, KMS key, catalog) is in another Region than the channel's source (the stream, or the MSK cluster or topic). A channel delivers within one Region: such a channel goes from CREATING to FAILED, which cannot be recovered.",
+        "Use resources in the source's Region; the message names both ARNs.",
+        r#"{"StreamARN": "arn:aws:kinesis:us-east-1:…", "TableBucketARN": "arn:aws:s3tables:eu-west-1:…"}"#;
+    CROSS_ACCOUNT = "channel-cross-account", Warning, rule [] section "channel configurations (docs/ci.md)",
+        "An ARN of the configuration is in another account than the channel's source: the channel's role needs access granted across accounts (a resource policy, and a key policy for a KMS key). The Kinesis guide says Iceberg delivery does not support other accounts; the MSK guide shows a table bucket policy for it.",
+        "Grant the role access in the other account, or use a resource in the source's account; `schema2iceberg policies` (where available) writes the documents.",
+        r#"{"StreamARN": "arn:aws:kinesis:us-east-1:111111111111:…", "TableBucketARN": "arn:aws:s3tables:us-east-1:222222222222:…"}"#;
     TABLE_CREATION = "channel-table-creation", Warning, rule [] section "channel configurations (docs/ci.md)",
         "MSK `TableCreation.EnableTableCreation` is false, so the channel does not create the table that schema2iceberg describes; a streaming-tables channel creates a new table.",
         "Set `EnableTableCreation` to true, and let the channel create the table.",
@@ -244,8 +259,10 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
     // Parts seen so far, across files, with the file that gave each.
     let mut parts: Vec<(Part, String)> = Vec::new();
     let mut first_service: Option<(Service, String)> = None;
+    // Every well-formed ARN, with its file's index, compared once all files are read.
+    let mut arns: Vec<(usize, places::SeenArn)> = Vec::new();
 
-    for file in files {
+    for (index, file) in files.iter().enumerate() {
         let mut diagnostics = Vec::new();
         let Some(doc) = &file.json else {
             per_file.push(diagnostics);
@@ -291,8 +308,10 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
                     formats: Vec::new(),
                     settings: Vec::new(),
                     parts: Vec::new(),
+                    arns: Vec::new(),
                 };
                 checker.check(root, shape);
+                arns.extend(checker.arns.drain(..).map(|arn| (index, arn)));
                 diagnostics.append(&mut checker.diagnostics);
                 // A file of the other service is reported once, as mixed, not again part by part.
                 for (part, at) in checker.parts.into_iter().filter(|_| !mixed) {
@@ -325,6 +344,17 @@ pub fn check_channel_configs(files: &[JsonFile]) -> ChannelCheck {
         per_file.push(diagnostics);
     }
 
+    let seen: Vec<places::SeenArn> = arns.iter().map(|(_, arn)| arn.clone()).collect();
+    for finding in places::compare(&seen) {
+        let file = arns
+            .iter()
+            .find(|(_, arn)| arn.location == finding.location)
+            .map_or(0, |(index, _)| *index);
+        if let Some(diagnostics) = per_file.get_mut(file) {
+            diagnostics.push(finding);
+            diagnostics.sort_by_key(|d| d.location.span.start());
+        }
+    }
     ChannelCheck {
         diagnostics: per_file.into_iter().flatten().collect(),
         partition_sources,
@@ -360,10 +390,13 @@ struct Checker<'a> {
     formats: Vec<(RecordFormat, Location)>,
     settings: Vec<(Setting, String, Location)>,
     parts: Vec<(Part, JsonId)>,
+    /// The well-formed ARNs seen, for [`places::compare`].
+    arns: Vec<places::SeenArn>,
 }
 
 impl<'a> Checker<'a> {
     fn check(&mut self, root: JsonId, shape: Shape) {
+        self.unknown_keys(root, shape);
         match shape {
             Shape::Request => self.request(root),
             Shape::Destination => {
@@ -430,7 +463,7 @@ impl<'a> Checker<'a> {
                 &MISSING_KEY,
                 location,
                 format!("`{key}` is missing; {} requires it", every(what)),
-                None,
+                shapes::missing_key_help(self.service, what),
             );
         }
         found
