@@ -329,6 +329,8 @@ impl Checker<'_> {
             Caller::Role(arn) => arn.as_str(),
             Caller::Service(_) => "",
         };
+        let account = |arn: &str| arn.split(':').nth(4).map(str::to_string);
+        let same_account = request.resource.as_deref().and_then(account) == account(role);
         let direct = key.statements.iter().any(|s| {
             s.effect == Effect::Allow
                 && applies(s, request)
@@ -338,7 +340,11 @@ impl Checker<'_> {
         });
         match outcome.decision {
             Decision::ExplicitDeny => Verdict::Refused(explain(self.facts, &[key], request, &KEY_ROLE)),
-            Decision::Allow if direct || identity_decision == Decision::Allow => Verdict::Granted,
+            // A key policy naming the role is enough on its own only within one account; across
+            // accounts, the role's own policy must allow too (the S3 Tables KMS page).
+            Decision::Allow if (direct && same_account) || identity_decision == Decision::Allow => {
+                Verdict::Granted
+            }
             Decision::Allow => Verdict::Refused(explain(self.facts, identity, request, &ROLE_PERMISSION)),
             Decision::ImplicitDeny if identity_decision != Decision::Allow => {
                 Verdict::Refused(explain(self.facts, identity, request, &ROLE_PERMISSION))

@@ -116,23 +116,9 @@ pub fn generate(facts: &ChannelFacts, options: &GenerateOptions) -> Documents {
             .collect()
     };
     let key_statement = of(Document::TableKeyPolicy).into_iter().next();
-    let table_key_policy = key_statement.as_ref().map(|maintenance| {
-        let root = format!("arn:{}:iam::{}:root", facts.partition, facts.account);
-        json!({
-            "Version": "2012-10-17",
-            "Id": "schema2iceberg-table-key-policy",
-            "Statement": [
-                {
-                    "Sid": "EnableIAMUserPermissions",
-                    "Effect": "Allow",
-                    "Principal": {"AWS": root},
-                    "Action": ["kms:*"],
-                    "Resource": "*"
-                },
-                maintenance
-            ]
-        })
-    });
+    let table_key_policy = key_statement
+        .as_ref()
+        .map(|maintenance| whole_key_policy(facts, &all, maintenance));
     let bucket = of(Document::TableBucketPolicy);
     Documents {
         role_policy: policy(of(Document::RolePolicy)),
@@ -145,6 +131,52 @@ pub fn generate(facts: &ChannelFacts, options: &GenerateOptions) -> Documents {
             .as_ref()
             .map(|role| lake_formation(facts, role)),
     }
+}
+
+/// The table key's whole policy: AWS's default statement for the key's own account (IAM
+/// policies of that account may use the key), the maintenance statement, and, for a key in
+/// another account than the role, a statement naming the role (across accounts, the key policy
+/// and the role's policy must both allow).
+fn whole_key_policy(facts: &ChannelFacts, all: &[Purpose], maintenance: &Value) -> Value {
+    let key_account = facts
+        .table_key
+        .as_deref()
+        .and_then(|k| k.split(':').nth(4))
+        .unwrap_or(&facts.account);
+    let root = format!("arn:{}:iam::{key_account}:root", facts.partition);
+    let mut statements = vec![
+        json!({
+            "Sid": "EnableIAMUserPermissions",
+            "Effect": "Allow",
+            "Principal": {"AWS": root},
+            "Action": ["kms:*"],
+            "Resource": "*"
+        }),
+        maintenance.clone(),
+    ];
+    let role_access = all.iter().find(|p| p.sid == "KMSTableKeyAccess");
+    if let (true, Some(purpose), Some(role)) =
+        (key_account != facts.account, role_access, &facts.role_arn)
+    {
+        let actions: Vec<&str> = purpose
+            .needs
+            .iter()
+            .filter(|n| n.level != Level::Suggested)
+            .map(|n| n.action)
+            .collect();
+        statements.push(json!({
+            "Sid": "AllowChannelRoleFromOtherAccount",
+            "Effect": "Allow",
+            "Principal": {"AWS": role},
+            "Action": actions,
+            "Resource": "*"
+        }));
+    }
+    json!({
+        "Version": "2012-10-17",
+        "Id": "schema2iceberg-table-key-policy",
+        "Statement": statements
+    })
 }
 
 /// The reference's two `aws lakeformation grant-permissions` commands for a query role (its
