@@ -115,6 +115,15 @@ fn usage_errors() {
     ]);
     assert_eq!(code, 2);
     assert!(stderr.contains("names no table bucket"), "{stderr}");
+    let (code, _, stderr) = run(&[
+        "check",
+        "--channel-config",
+        "testdata/channel/kinesis/combined-valid.json",
+        "--dlq-kms-key",
+        "arn:aws:kms:us-east-1:123456789012:alias/dlq",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("is not a KMS key ARN"), "{stderr}");
     let (code, _, stderr) = run(&["check", "--role-policy", "x.json"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("give its --channel-config"), "{stderr}");
@@ -280,4 +289,45 @@ fn a_changed_role_policy_brings_its_channel_into_the_check() {
     assert!(text.contains("s3tables:PutTableEncryption"), "{text}");
     // The policy document is not compiled as a schema.
     assert!(!text.contains("not-a-schema"), "{text}");
+}
+
+#[test]
+fn channels_entries_with_mistakes_are_config_errors_at_their_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("schema2iceberg.toml"),
+        "[[channels]]\nconfig = \"channels/missing.json\"\ndlq-kms-key = \"alias/dlq\"\nrole = \"iam/role.json\"\n",
+    )
+    .unwrap();
+    let checked = run_check(&CheckRequest::new(dir.path()), CheckFormat::Text).unwrap();
+    assert_eq!(checked.exit, 2, "{}", checked.stdout);
+    assert!(
+        checked.stdout.contains("config-invalid"),
+        "{}",
+        checked.stdout
+    );
+    assert!(
+        checked.stdout.contains("unknown field `role`"),
+        "{}",
+        checked.stdout
+    );
+    std::fs::write(
+        dir.path().join("schema2iceberg.toml"),
+        "[[channels]]\nconfig = \"channels/missing.json\"\ndlq-kms-key = \"alias/dlq\"\n",
+    )
+    .unwrap();
+    let checked = run_check(&CheckRequest::new(dir.path()), CheckFormat::Text).unwrap();
+    assert_eq!(checked.exit, 2, "{}", checked.stdout);
+    assert!(
+        checked
+            .stdout
+            .contains("`channels/missing.json` does not exist"),
+        "{}",
+        checked.stdout
+    );
+    assert!(
+        checked.stdout.contains("`alias/dlq` is not a KMS key ARN"),
+        "{}",
+        checked.stdout
+    );
 }

@@ -229,6 +229,14 @@ impl Config {
     }
 }
 
+/// Whether `value` has the shape of a KMS key ARN, `arn:PARTITION:kms:REGION:ACCOUNT:key/ID`
+/// (an alias ARN names no key that a policy's `Resource` can grant).
+pub fn is_kms_key_arn(value: &str) -> bool {
+    let parts: Vec<&str> = value.splitn(6, ':').collect();
+    matches!(parts.as_slice(), ["arn", _, "kms", region, account, resource]
+        if !region.is_empty() && !account.is_empty() && resource.strip_prefix("key/").is_some_and(|id| !id.is_empty()))
+}
+
 /// Finds `schema2iceberg.toml` in `start` or one of its parents.
 pub fn find(start: &Path) -> Option<PathBuf> {
     // `..` removed by its text: the ancestors of `sub/..` start at `sub` otherwise.
@@ -380,7 +388,21 @@ impl Reader<'_> {
             trust,
             table_key,
             table_bucket,
-            dlq_kms_key: raw.dlq_kms_key.as_ref().map(|k| k.get_ref().clone()),
+            dlq_kms_key: raw.dlq_kms_key.as_ref().and_then(|k| {
+                if is_kms_key_arn(k.get_ref()) {
+                    Some(k.get_ref().clone())
+                } else {
+                    self.error(
+                        &format!("{pointer}/dlq-kms-key"),
+                        k.span(),
+                        format!(
+                            "`{}` is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)",
+                            k.get_ref()
+                        ),
+                    );
+                    None
+                }
+            }),
         }
     }
 

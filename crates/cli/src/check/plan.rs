@@ -178,6 +178,17 @@ fn command_line_policies(request: &CheckRequest) -> Result<Option<ChannelPolicie
             message: "--role-policy, --trust-policy, --table-key-policy, --table-bucket-policy and --dlq-kms-key are checked against a channel: give its --channel-config".to_string(),
         });
     }
+    if let Some(key) = flags
+        .dlq_kms_key
+        .as_deref()
+        .filter(|k| !config::is_kms_key_arn(k))
+    {
+        return Err(UsageError {
+            message: format!(
+                "--dlq-kms-key `{key}` is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)"
+            ),
+        });
+    }
     let join = |p: &PathBuf| request.dir.join(p);
     let entry = ChannelPolicies {
         configs: request.channel_configs.iter().map(join).collect(),
