@@ -452,7 +452,12 @@ impl Checker<'_> {
             format!(
                 "`{}`{on} is not granted to {who} ({}): {}; without it, {symptom}",
                 need.action,
-                purpose.document.name(),
+                // The key policy's refusal of the role's request is the key policy's finding.
+                if refusal.code.name == KEY_ROLE.name {
+                    Document::TableKeyPolicy.name()
+                } else {
+                    purpose.document.name()
+                },
                 refusal.reason
             ),
         );
