@@ -59,6 +59,11 @@ pub const TABLES: &[CodeTable] = &[
         codes: schema2iceberg_mapper::channel::ALL,
     },
     CodeTable {
+        group: "Permission policies (check only)",
+        file: "crates/mapper/src/policies/mod.rs",
+        codes: schema2iceberg_mapper::policies::ALL,
+    },
+    CodeTable {
         group: "The check command",
         file: "crates/cli/src/codes.rs",
         codes: ALL,

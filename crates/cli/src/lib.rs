@@ -21,6 +21,7 @@ pub mod deliver;
 pub mod diff;
 pub mod docs;
 mod handoff;
+pub mod policies;
 mod records;
 mod render;
 mod shell;
@@ -78,6 +79,10 @@ enum Command {
     /// records into it, cycle by cycle, with failures in a dead-letter folder.
     #[command(after_help = deliver::HELP)]
     Deliver(deliver::DeliverArgs),
+    /// Print the role, trust, table-key and table-bucket policies that a channel needs, from
+    /// its configuration.
+    #[command(after_help = policies::HELP)]
+    Policies(policies::PoliciesArgs),
     /// Print the shell completion script for bash, zsh, fish, powershell or elvish.
     #[command(after_help = shell::COMPLETIONS_HELP)]
     Completions(shell::CompletionsArgs),
@@ -186,10 +191,16 @@ schema2iceberg.toml, found in the current directory or a parent; docs/ci.md list
 A channel configuration that the config names is validated with the schemas that use it, also
 when it is the only path given. JSON files that are not schemas (package.json, sample records,
 unnamed channel configurations, definitions only) are reported as such, not compiled.
+The policy documents beside a channel (--role-policy, --trust-policy, --table-key-policy,
+--table-bucket-policy, or `[[channels]]` in schema2iceberg.toml) are evaluated as IAM does against
+what the channel needs; each permission missing is reported at the statement that comes closest,
+with the failure it causes. A changed policy document brings its channel into the check.
 
 Examples:
   schema2iceberg check schemas/
   schema2iceberg check schemas/event.json --partition event_time --channel-config channel.json
+  schema2iceberg check --channel-config channel.json --role-policy iam/role.json
+  schema2iceberg check --channel-config c.json --trust-policy t.json --table-key-policy k.json
   schema2iceberg check --format github --deny warnings
   schema2iceberg check --format sarif > schema2iceberg.sarif
 
@@ -229,6 +240,31 @@ struct CheckArgs {
     read: ReadArgs,
     #[command(flatten)]
     color: ColorArg,
+    // Last: its help heading applies to every flag after it.
+    #[command(flatten)]
+    policies: PolicyArgs,
+}
+
+/// The policy documents that `check` evaluates against `--channel-config`.
+#[derive(Debug, clap::Args)]
+#[command(next_help_heading = "Permissions (checked against --channel-config; docs/policies.md)")]
+struct PolicyArgs {
+    /// A policy attached to the channel's execution role; repeatable, evaluated together
+    #[arg(long, value_name = "FILE")]
+    role_policy: Vec<PathBuf>,
+    /// The execution role's trust policy
+    #[arg(long, value_name = "FILE")]
+    trust_policy: Option<PathBuf>,
+    /// The key policy of the table's customer managed key
+    #[arg(long, value_name = "FILE")]
+    table_key_policy: Option<PathBuf>,
+    /// The table bucket's policy (required when the bucket is in another account than the role)
+    #[arg(long, value_name = "FILE")]
+    table_bucket_policy: Option<PathBuf>,
+    /// The KMS key ARN of the dead-letter bucket's SSE-KMS encryption, which the channel
+    /// configuration does not say
+    #[arg(long, value_name = "ARN")]
+    dlq_kms_key: Option<String>,
 }
 
 const COMPILE_HELP: &str = "\
@@ -436,6 +472,7 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Command::Bundle(args) => run_bundle(args),
         Command::Records(args) => records::run_records(args),
         Command::Deliver(args) => deliver::run_deliver(args),
+        Command::Policies(args) => policies::run_policies(args),
         Command::Completions(args) => shell::run_completions(args, Cli::command()),
         Command::Man(args) => shell::run_man(args, Cli::command()),
     }
@@ -516,6 +553,14 @@ fn run_check(args: CheckArgs) -> ExitCode {
         config: args.config,
         partition: args.partition,
         channel_configs: args.channel_config,
+        policies: check::ChannelPolicies {
+            configs: Vec::new(),
+            role: args.policies.role_policy,
+            trust: args.policies.trust_policy,
+            table_key: args.policies.table_key_policy,
+            table_bucket: args.policies.table_bucket_policy,
+            dlq_kms_key: args.policies.dlq_kms_key,
+        },
         draft: args.read.draft.draft,
         ref_root: args.read.ref_root,
         allow: args.allow,

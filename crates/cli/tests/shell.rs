@@ -110,6 +110,7 @@ fn man_prints_the_main_page_and_writes_one_page_per_command() {
         "deliver",
         "diff",
         "man",
+        "policies",
         "records",
     ];
     let mut expected: Vec<String> = commands

@@ -63,6 +63,7 @@ mod map;
 mod model;
 mod nullability;
 mod partition;
+pub mod policies;
 pub mod records;
 pub mod report;
 pub mod table_metadata;

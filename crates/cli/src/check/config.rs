@@ -25,6 +25,20 @@ struct RawConfig {
     severity: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
     schemas: Vec<RawEntry>,
+    #[serde(default)]
+    channels: Vec<RawChannel>,
+}
+
+/// One `[[channels]]` entry: a channel configuration and the policy documents beside it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawChannel {
+    config: Spanned<OneOrMany>,
+    role_policy: Option<Spanned<OneOrMany>>,
+    trust_policy: Option<Spanned<String>>,
+    table_key_policy: Option<Spanned<String>>,
+    table_bucket_policy: Option<Spanned<String>>,
+    dlq_kms_key: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -69,6 +83,42 @@ pub struct Entry {
     overrides: Overrides,
 }
 
+/// A channel and the policy documents to check against it: a `[[channels]]` entry, or the
+/// command line's `--channel-config` with `--role-policy` and the other policy flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChannelPolicies {
+    /// The channel configuration files.
+    pub configs: Vec<PathBuf>,
+    /// The policies attached to the execution role.
+    pub role: Vec<PathBuf>,
+    /// The role's trust policy.
+    pub trust: Option<PathBuf>,
+    /// The table key's policy.
+    pub table_key: Option<PathBuf>,
+    /// The table bucket's policy.
+    pub table_bucket: Option<PathBuf>,
+    /// The dead-letter bucket's SSE-KMS key.
+    pub dlq_kms_key: Option<String>,
+}
+
+impl ChannelPolicies {
+    /// Every file of the entry: the configuration files, then the policy documents.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut files = self.configs.clone();
+        files.extend(self.policy_files());
+        files
+    }
+
+    /// The policy documents.
+    pub fn policy_files(&self) -> Vec<PathBuf> {
+        let mut files = self.role.clone();
+        files.extend(self.trust.iter().cloned());
+        files.extend(self.table_key.iter().cloned());
+        files.extend(self.table_bucket.iter().cloned());
+        files
+    }
+}
+
 /// The repository config, checked; [`Config::default`] when there is none.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -81,6 +131,8 @@ pub struct Config {
     /// The global `[severity]` table.
     pub overrides: Overrides,
     entries: Vec<Entry>,
+    /// The `[[channels]]` entries.
+    pub channels: Vec<ChannelPolicies>,
 }
 
 /// What applies to one file: the matching entries, later keys winning.
@@ -137,11 +189,13 @@ impl Config {
         }
     }
 
-    /// Every channel configuration the entries name: these files are validated, not compiled.
+    /// Every channel configuration the entries name (`[[schemas]]` and `[[channels]]`): these
+    /// files are validated, not compiled.
     pub fn channel_config_paths(&self) -> Vec<PathBuf> {
         self.entries
             .iter()
             .flat_map(|e| e.channel_configs.iter().cloned())
+            .chain(self.channels.iter().flat_map(|c| c.configs.iter().cloned()))
             .collect()
     }
 
@@ -173,6 +227,14 @@ impl Config {
         }
         settings
     }
+}
+
+/// Whether `value` has the shape of a KMS key ARN, `arn:PARTITION:kms:REGION:ACCOUNT:key/ID`
+/// (an alias ARN names no key that a policy's `Resource` can grant).
+pub fn is_kms_key_arn(value: &str) -> bool {
+    let parts: Vec<&str> = value.splitn(6, ':').collect();
+    matches!(parts.as_slice(), ["arn", _, "kms", region, account, resource]
+        if !region.is_empty() && !account.is_empty() && resource.strip_prefix("key/").is_some_and(|id| !id.is_empty()))
 }
 
 /// Finds `schema2iceberg.toml` in `start` or one of its parents.
@@ -272,6 +334,76 @@ impl Reader<'_> {
             skip: entry.skip,
             overrides,
         })
+    }
+
+    /// A path of an entry, relative to the config's folder `dir`, that must be a file.
+    fn file(
+        &mut self,
+        dir: &Path,
+        pointer: &str,
+        item: &str,
+        span: std::ops::Range<usize>,
+    ) -> Option<PathBuf> {
+        let resolved = dir.join(item);
+        if resolved.is_file() {
+            Some(resolved)
+        } else {
+            self.error(
+                pointer,
+                span,
+                format!("`{item}` does not exist (paths are relative to the config file)"),
+            );
+            None
+        }
+    }
+
+    /// One `[[channels]]` entry, its paths resolved against the config's folder `dir`.
+    fn channel(&mut self, i: usize, raw: &RawChannel, dir: &Path) -> ChannelPolicies {
+        let pointer = format!("/channels/{i}");
+        let mut many = |key: &str, value: &Spanned<OneOrMany>| -> Vec<PathBuf> {
+            value
+                .get_ref()
+                .items()
+                .into_iter()
+                .filter_map(|item| self.file(dir, &format!("{pointer}/{key}"), item, value.span()))
+                .collect()
+        };
+        let configs = many("config", &raw.config);
+        let role = raw
+            .role_policy
+            .as_ref()
+            .map(|r| many("role-policy", r))
+            .unwrap_or_default();
+        let mut one = |key: &str, value: &Option<Spanned<String>>| {
+            value
+                .as_ref()
+                .and_then(|v| self.file(dir, &format!("{pointer}/{key}"), v.get_ref(), v.span()))
+        };
+        let trust = one("trust-policy", &raw.trust_policy);
+        let table_key = one("table-key-policy", &raw.table_key_policy);
+        let table_bucket = one("table-bucket-policy", &raw.table_bucket_policy);
+        ChannelPolicies {
+            configs,
+            role,
+            trust,
+            table_key,
+            table_bucket,
+            dlq_kms_key: raw.dlq_kms_key.as_ref().and_then(|k| {
+                if is_kms_key_arn(k.get_ref()) {
+                    Some(k.get_ref().clone())
+                } else {
+                    self.error(
+                        &format!("{pointer}/dlq-kms-key"),
+                        k.span(),
+                        format!(
+                            "`{}` is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)",
+                            k.get_ref()
+                        ),
+                    );
+                    None
+                }
+            }),
+        }
     }
 
     fn error(&mut self, pointer: &str, span: std::ops::Range<usize>, message: String) {
@@ -377,6 +509,12 @@ pub fn load(path: &Path, display: &str, text: &str) -> Result<Config, Vec<Diagno
         .enumerate()
         .filter_map(|(i, entry)| reader.entry(i, entry, &dir))
         .collect();
+    let channels = raw
+        .channels
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| reader.channel(i, raw, &dir))
+        .collect();
     if !reader.diagnostics.is_empty() {
         reader.diagnostics.sort_by_key(|d| d.location.span.start);
         return Err(reader.diagnostics);
@@ -387,5 +525,6 @@ pub fn load(path: &Path, display: &str, text: &str) -> Result<Config, Vec<Diagno
         skip,
         overrides,
         entries,
+        channels,
     })
 }

@@ -8,6 +8,7 @@ pub(crate) mod config;
 mod discover;
 pub mod output;
 mod plan;
+mod policy_check;
 mod report;
 mod run;
 mod severity;
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use schema2iceberg_parser::{absolute_path, Draft};
 
+pub use config::ChannelPolicies;
 pub use discover::FileId;
 use output::Report;
 use plan::Planned;
@@ -46,6 +48,10 @@ pub struct CheckRequest {
     pub partition: Option<String>,
     /// Channel configurations that apply to every schema checked.
     pub channel_configs: Vec<PathBuf>,
+    /// Policy documents to check against `channel_configs`: `--role-policy` (repeatable),
+    /// `--trust-policy`, `--table-key-policy`, `--table-bucket-policy` and `--dlq-kms-key`,
+    /// held as one channel's entry (its `configs` are left empty: they are `channel_configs`).
+    pub policies: ChannelPolicies,
     /// The draft override for every schema.
     pub draft: Option<Draft>,
     /// The reference root for every schema.
@@ -72,6 +78,7 @@ impl CheckRequest {
             config: None,
             partition: None,
             channel_configs: Vec::new(),
+            policies: ChannelPolicies::default(),
             draft: None,
             ref_root: None,
             allow: Vec::new(),
@@ -144,6 +151,14 @@ pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, Usa
         groups: &plan.groups,
         channel_texts: &plan.channel_texts,
     };
-    let outcomes = run::compile_all(&run, &plan.schemas, &plan.schema_groups);
-    report::report(request, format, &plan, outcomes)
+    let mut outcomes = run::compile_all(&run, &plan.schemas, &plan.schema_groups);
+    let policies = policy_check::check_all(request, &plan)?;
+    outcomes.extend(policies.outcomes);
+    report::report(
+        request,
+        format,
+        &plan,
+        outcomes,
+        policies.channel_diagnostics,
+    )
 }

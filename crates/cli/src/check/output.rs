@@ -53,6 +53,8 @@ pub enum FileKind {
     Schema,
     /// A channel configuration (Kinesis or MSK).
     ChannelConfig,
+    /// A policy document checked against its channel (`--role-policy`, `[[channels]]`).
+    Policy,
     /// The repository config, `schema2iceberg.toml`.
     Config,
     /// Shared definitions that other schemas reach by `$ref`, not compiled on their own

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use schema2iceberg_mapper::channel::check_channel_configs;
 use schema2iceberg_parser::{Diagnostic, JsonFile, Location};
 
-use super::config::{self, Config};
+use super::config::{self, ChannelPolicies, Config};
 use super::discover;
 use super::severity::{Level, Overrides};
 use super::{display_of, CheckRequest, UsageError};
@@ -40,6 +40,9 @@ pub(super) struct Plan {
     pub(super) config_files: BTreeMap<PathBuf, (JsonFile, Vec<Diagnostic>)>,
     /// The text of each channel configuration, by its display name, for snippets.
     pub(super) channel_texts: BTreeMap<String, String>,
+    /// The channels whose policy documents are checked: the command line's, and each
+    /// `[[channels]]` entry with a file among the paths checked.
+    pub(super) policy_checks: Vec<ChannelPolicies>,
 }
 
 /// What planning found: a check to run, or a config whose mistakes are the whole report.
@@ -133,8 +136,24 @@ pub(super) fn plan(request: &CheckRequest) -> Result<Planned, UsageError> {
         Err(ConfigError::Usage(e)) => return Err(e),
         Err(ConfigError::Mistakes(failure)) => return Ok(Planned::ConfigMistakes(failure)),
     };
-    let found = find_files(request, &config)?;
+    let cli_policies = command_line_policies(request)?;
+    let found = find_files(request, &config, &cli_policies)?;
     let channels = read_channels(request, &config, &found)?;
+    let mut policy_checks: Vec<ChannelPolicies> = cli_policies.into_iter().collect();
+    let real = |p: &Path| p.canonicalize().ok();
+    policy_checks.extend(
+        config
+            .channels
+            .iter()
+            .filter(|entry| {
+                entry
+                    .files()
+                    .iter()
+                    .filter_map(|f| real(f))
+                    .any(|f| found.touched.contains(&f))
+            })
+            .cloned(),
+    );
     Ok(Planned::Ready(Box::new(Plan {
         config,
         cli_overrides,
@@ -143,7 +162,53 @@ pub(super) fn plan(request: &CheckRequest) -> Result<Planned, UsageError> {
         groups: channels.groups,
         config_files: channels.config_files,
         channel_texts: channels.channel_texts,
+        policy_checks,
     })))
+}
+
+/// The command line's policy documents, as one channel's entry with its `--channel-config`;
+/// `None` when no policy flag is given.
+fn command_line_policies(request: &CheckRequest) -> Result<Option<ChannelPolicies>, UsageError> {
+    let flags = &request.policies;
+    if flags.policy_files().is_empty() && flags.dlq_kms_key.is_none() {
+        return Ok(None);
+    }
+    if request.channel_configs.is_empty() {
+        return Err(UsageError {
+            message: "--role-policy, --trust-policy, --table-key-policy, --table-bucket-policy and --dlq-kms-key are checked against a channel: give its --channel-config".to_string(),
+        });
+    }
+    if let Some(key) = flags
+        .dlq_kms_key
+        .as_deref()
+        .filter(|k| !config::is_kms_key_arn(k))
+    {
+        return Err(UsageError {
+            message: format!(
+                "--dlq-kms-key `{key}` is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)"
+            ),
+        });
+    }
+    let join = |p: &PathBuf| request.dir.join(p);
+    let entry = ChannelPolicies {
+        configs: request.channel_configs.iter().map(join).collect(),
+        role: flags.role.iter().map(join).collect(),
+        trust: flags.trust.as_ref().map(join),
+        table_key: flags.table_key.as_ref().map(join),
+        table_bucket: flags.table_bucket.as_ref().map(join),
+        dlq_kms_key: flags.dlq_kms_key.clone(),
+    };
+    for path in entry.policy_files() {
+        if !path.is_file() {
+            return Err(UsageError {
+                message: format!(
+                    "policy document `{}` does not exist",
+                    display_of(&path, &request.dir)
+                ),
+            });
+        }
+    }
+    Ok(Some(entry))
 }
 
 /// The files a check covers, sorted out.
@@ -154,11 +219,18 @@ struct Found {
     cli_channel: Vec<PathBuf>,
     /// The channel configurations among the files: validated, not compiled.
     given_channels: Vec<PathBuf>,
+    /// The real path of every file the paths expand to, for choosing the `[[channels]]`
+    /// entries to check.
+    touched: BTreeSet<PathBuf>,
 }
 
 /// Expands the paths into files, and sorts them into schemas and channel configurations; a
 /// channel configuration given alone brings the schemas that use it.
-fn find_files(request: &CheckRequest, config: &Config) -> Result<Found, UsageError> {
+fn find_files(
+    request: &CheckRequest,
+    config: &Config,
+    cli_policies: &Option<ChannelPolicies>,
+) -> Result<Found, UsageError> {
     let paths: Vec<(String, PathBuf)> = if request.paths.is_empty() {
         vec![(".".to_string(), request.dir.clone())]
     } else {
@@ -195,10 +267,22 @@ fn find_files(request: &CheckRequest, config: &Config) -> Result<Found, UsageErr
         .chain(config.channel_config_paths())
         .filter_map(|p| Some((p.canonicalize().ok()?, p)))
         .collect();
+    // Policy documents are checked with their channel, never compiled.
+    let policy_files: BTreeSet<PathBuf> = config
+        .channels
+        .iter()
+        .flat_map(|c| c.policy_files())
+        .chain(cli_policies.iter().flat_map(|c| c.policy_files()))
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    let touched: BTreeSet<PathBuf> = files.iter().filter_map(|p| p.canonicalize().ok()).collect();
     let mut schemas = Vec::new();
     // The channel configurations among the files: validated, not compiled.
     let mut given_channels: Vec<PathBuf> = Vec::new();
     for path in files {
+        if path.canonicalize().is_ok_and(|c| policy_files.contains(&c)) {
+            continue;
+        }
         if let Some(named) = path.canonicalize().ok().and_then(|c| channel_paths.get(&c)) {
             given_channels.push(named.clone());
             continue;
@@ -228,6 +312,7 @@ fn find_files(request: &CheckRequest, config: &Config) -> Result<Found, UsageErr
         schemas,
         cli_channel,
         given_channels,
+        touched,
     })
 }
 
@@ -251,6 +336,7 @@ fn read_channels(
         schemas,
         cli_channel,
         given_channels,
+        ..
     } = found;
     // Channel configurations are read and checked once each, whatever number of schemas use them.
     let mut groups: BTreeMap<Vec<PathBuf>, ChannelGroup> = BTreeMap::new();

@@ -11,13 +11,15 @@ use super::run::SchemaOutcome;
 use super::{CheckFormat, CheckRequest, Checked, UsageError};
 use crate::render;
 
-/// The report of a run: every schema's outcome, then each channel configuration's diagnostics
-/// (collected from every group that read it, de-duplicated), sorted by path.
+/// The report of a run: every schema's and policy document's outcome, then each channel
+/// configuration's diagnostics (collected from every group that read it and from the policy
+/// checks, de-duplicated), sorted by path.
 pub(super) fn report(
     request: &CheckRequest,
     format: CheckFormat,
     plan: &Plan,
     outcomes: Vec<SchemaOutcome>,
+    policy_channel_diagnostics: Vec<Diagnostic>,
 ) -> Result<Checked, UsageError> {
     let Plan {
         config,
@@ -42,6 +44,12 @@ pub(super) fn report(
                 .or_default()
                 .push(d.clone());
         }
+    }
+    for d in policy_channel_diagnostics {
+        channel_diagnostics
+            .entry(d.location.file.to_string())
+            .or_default()
+            .push(d);
     }
     let mut reports: Vec<(FileReport, String)> =
         outcomes.into_iter().map(|o| (o.report, o.text)).collect();
