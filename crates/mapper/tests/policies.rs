@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use schema2iceberg_mapper::channel::check_channel_configs;
 use schema2iceberg_mapper::policies::{
-    channel_facts, check_policies, generate, GenerateOptions, PolicyFiles,
+    channel_facts, check_policies, generate, ChannelFacts, GenerateOptions, PolicyFiles,
 };
 use schema2iceberg_parser::{Diagnostic, JsonFile, Severity};
 use serde_json::Value;
@@ -252,6 +252,15 @@ fn removals(document: &Value) -> Vec<(String, Value, Vec<String>)> {
     out
 }
 
+/// Whether the channel's table key is in another account than its role.
+fn key_in_other_account(facts: &ChannelFacts) -> bool {
+    let account = |arn: &str| arn.split(':').nth(4).map(str::to_string);
+    match facts.table_key.as_deref() {
+        Some(key) => account(key).as_deref() != Some(facts.account.as_str()),
+        None => false,
+    }
+}
+
 #[test]
 fn generated_documents_pass_and_every_removal_is_reported() {
     let channels = accepted_channels();
@@ -291,6 +300,15 @@ fn generated_documents_pass_and_every_removal_is_reported() {
         for (d, (document, value)) in documents.iter().enumerate() {
             let Some(value) = value else { continue };
             for (what, without, words) in removals(value) {
+                // A key in another account than the role: the generated key policy names the
+                // role itself, so the account-root statement grants the channel nothing and
+                // its removal changes no verdict.
+                if *document == "table-key-policy.json"
+                    && what.contains("EnableIAMUserPermissions")
+                    && key_in_other_account(&facts)
+                {
+                    continue;
+                }
                 tried += 1;
                 let mut changed = documents.clone();
                 changed[d].1 = Some(without);
