@@ -48,8 +48,20 @@ Examples:
 
 Exit codes: 0 compiled (warnings allowed), 1 the schema has errors, 2 usage or I/O error.";
 
+/// What `--version` prints after the name: the version, then the commit and the target triple the
+/// binary was built from (build.rs; the commit is `unknown` outside a git checkout), so a bug
+/// report names the exact build: `schema2iceberg 0.1.0 (e9674f7a1b2c x86_64-unknown-linux-musl)`.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("SCHEMA2ICEBERG_COMMIT"),
+    " ",
+    env!("SCHEMA2ICEBERG_TARGET"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
-#[command(name = "schema2iceberg", version, about = ABOUT, after_help = EXAMPLES, arg_required_else_help = true)]
+#[command(name = "schema2iceberg", version = VERSION, about = ABOUT, after_help = EXAMPLES, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -557,3 +557,50 @@ fn bundle_writes_stdout_or_output_and_exits_like_compile() {
     assert!(stdout(&help).contains("Examples:"));
     assert!(stdout(&help).contains("register-schema-version"));
 }
+
+/// `--version` names the version, the commit (the checkout's own `git rev-parse`, or `unknown`
+/// outside a git checkout) and the target triple this binary runs on.
+#[test]
+fn version_names_the_commit_and_the_target() {
+    let o = run(&["--version"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let line = stdout(&o);
+    println!("{line}");
+    let rest = line
+        .trim_end()
+        .strip_prefix(&format!("schema2iceberg {} (", env!("CARGO_PKG_VERSION")))
+        .expect("the line is `schema2iceberg VERSION (…)`");
+    let (commit, target) = rest
+        .strip_suffix(')')
+        .and_then(|inner| inner.split_once(' '))
+        .expect("the parenthesis is `(COMMIT TARGET)`");
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    };
+    // As build.rs: only this repository's own checkout has a commit to name.
+    let head = git(&["rev-parse", "--show-prefix"])
+        .filter(|prefix| prefix == "crates/cli/")
+        .and_then(|_| git(&["rev-parse", "--short=12", "HEAD"]));
+    match head {
+        Some(head) => assert_eq!(commit, head, "{line:?}"),
+        None => assert_eq!(commit, "unknown", "{line:?}"),
+    }
+    let os = match std::env::consts::OS {
+        "macos" => "apple-darwin",
+        os => os,
+    };
+    assert!(
+        target.starts_with(std::env::consts::ARCH) && target.contains(os),
+        "the target {target:?} is not this machine's ({} {})",
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    );
+    // `-V` prints the same line.
+    assert_eq!(stdout(&run(&["-V"], None)), line);
+}
