@@ -317,9 +317,8 @@ fn records_file(
 
 /// The release build of the binary alone, as `cargo install` builds it. Built together with
 /// xtask, the feature sets of the two unite, and the binary is not the one users run: its
-/// dependencies are compiled with other features, and its functions get other names, which the
-/// linker's symbol order (crates/cli/build.rs) would not find. Into `target_dir` when given,
-/// else the usual one.
+/// dependencies are compiled with other features. Into `target_dir` when given, else the usual
+/// one.
 pub fn release_build_tool(
     cargo: &impl Fn(&[&str]) -> bool,
     target_dir: Option<&Path>,

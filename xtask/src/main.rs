@@ -6,7 +6,6 @@ mod bench_process;
 mod bench_records;
 mod bench_whole;
 mod gen_records;
-mod symbol_order;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -51,11 +50,6 @@ tasks:
             (installed once into the target directory), peak memory, check over the corpus in
             every format, generated schemas of 1k to 100k columns and 1k to 40k diagnostics,
             and start-up against hello world; prints a Markdown table and the goals met
-  symbol-order [--check]
-            profile the release binary (built as `cargo install` builds it) under callgrind on
-            typical commands and write crates/cli/symbol-order.txt, the functions the linker
-            places side by side; --check says whether the file still fits the binary and the
-            linker used it (CI runs it)
   bench --instructions
             count the instructions of each phase (parse, read, compile, Iceberg's build)
             under valgrind's callgrind: slower, but the same on every run";
@@ -219,10 +213,6 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
-        Some("symbol-order") => {
-            let args: Vec<String> = std::env::args().skip(2).collect();
-            succeeded(symbol_order::run(&repository_root(), &args, cargo))
-        }
         Some("bench") if std::env::args().nth(2).as_deref() == Some("--instructions") => {
             succeeded(bench_instructions())
         }

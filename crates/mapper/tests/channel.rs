@@ -132,3 +132,35 @@ fn every_code_has_a_failing_fixture() {
         .collect();
     assert!(missing.is_empty(), "codes with no fixture: {missing:?}");
 }
+
+/// The two complete `create-channel` requests of docs/ci.md are the valid fixtures, word for
+/// word, and pass every check.
+#[test]
+fn the_create_channel_requests_in_the_ci_docs_are_valid() {
+    let root = workspace_root();
+    let docs = std::fs::read_to_string(root.join("docs/ci.md")).expect("docs/ci.md");
+    for (marker, fixture) in [
+        ("kinesis", "testdata/channel/kinesis/combined-valid.json"),
+        ("msk", "testdata/channel/msk/msk-request-valid.json"),
+    ] {
+        let start = docs
+            .find(&format!("<!-- create-channel {marker} -->\n```json\n"))
+            .unwrap_or_else(|| panic!("docs/ci.md has no {marker} create-channel request"));
+        let block = &docs[start..];
+        let block = &block[block.find("```json\n").unwrap() + 8..];
+        let block = &block[..block.find("```").unwrap()];
+        let text = std::fs::read_to_string(root.join(fixture)).expect("fixture");
+        assert_eq!(
+            block, text,
+            "docs/ci.md's {marker} request is not {fixture}"
+        );
+        let (file, parse) = JsonFile::parse(fixture.to_string(), text.into_bytes());
+        assert!(parse.is_empty());
+        let checked = check_channel_configs(&[file]);
+        assert!(
+            checked.diagnostics.is_empty(),
+            "{fixture}: {:?}",
+            checked.diagnostics
+        );
+    }
+}
