@@ -164,3 +164,32 @@ fn describe(fields: &arrow_schema::Fields, prefix: &str, out: &mut Vec<(String, 
         }
     }
 }
+
+/// On a terminal, `--format arrow` without `-o` is a usage error that names the ways out, and
+/// writes nothing. The terminal is util-linux `script`'s pseudo-terminal; without `script` the
+/// test says so and passes.
+#[test]
+fn arrow_on_a_terminal_is_a_usage_error() {
+    let bin = env!("CARGO_BIN_EXE_schema2iceberg");
+    let command = format!("{bin} compile {SCHEMA} --partition event_time --format arrow");
+    let Ok(out) = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(root())
+        .output()
+    else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "note: `script` is not installed, so no terminal was tried"
+        );
+        return;
+    };
+    let seen = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{seen}");
+    assert!(
+        seen.contains("error: --format arrow writes a binary Arrow IPC schema message")
+            && seen.contains("give -o FILE")
+            && seen.contains("--format arrow-json"),
+        "{seen}"
+    );
+    assert!(!seen.contains("PARQUET:field_id"), "{seen}");
+}
