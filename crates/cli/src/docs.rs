@@ -41,6 +41,9 @@ pub fn diagnostics_markdown() -> String {
     out
 }
 
+/// How `docs/outputs.md` reads the binary `--format arrow` back.
+const ARROW_READ_BACK: &str = "import pyarrow as pa\n\nwith open(\"event.arrows\", \"rb\") as f:\n    schema = pa.ipc.read_schema(pa.py_buffer(f.read()))\nprint(schema.field(\"event_time\").metadata)  # {b'PARQUET:field_id': b'2'}\n";
+
 /// The example every section of `docs/outputs.md` shows, from the repository root.
 const OUTPUTS_EXAMPLE: &str = "testdata/examples/seed-event.json";
 
@@ -56,7 +59,7 @@ pub fn outputs_markdown(root: &std::path::Path) -> String {
          I/O error.\n\n",
     );
     let metadata_link = "The decisions are in [mapping.md](mapping.md#table-metadata-compile---format-table-metadata).";
-    let sections: [(&str, &str, &str, String); 8] = [
+    let sections: [(&str, &str, &str, String); 9] = [
         (
             "text",
             "",
@@ -108,12 +111,23 @@ pub fn outputs_markdown(root: &std::path::Path) -> String {
         ),
         (
             "arrow",
-            "",
-            "json",
+            "-o event.arrows",
+            "python",
             "For producers that write Parquet or Arrow: the Arrow schema that the `iceberg` crate \
              makes of the table (the one its Parquet writer uses), with each field's id in the \
-             `PARQUET:field_id` metadata and its doc in `doc`, printed in `arrow-schema`'s serde \
-             JSON form."
+             `PARQUET:field_id` metadata and its doc in `doc`, written as one Arrow IPC schema \
+             message (`arrow-ipc`'s writer), which every Arrow implementation reads. It is \
+             binary, so it goes to the file of `-o`, or to standard output only when that is not \
+             a terminal (a usage error otherwise). pyarrow reads it back (a test does so):"
+                .to_string(),
+        ),
+        (
+            "arrow-json",
+            "",
+            "json",
+            "The same Arrow schema in `arrow-schema`'s serde JSON form, to read by eye or with \
+             arrow-rs (`serde_json::from_str::<arrow_schema::Schema>`); no other Arrow \
+             implementation reads this JSON, so tools take `arrow`."
                 .to_string(),
         ),
         (
@@ -154,6 +168,14 @@ pub fn outputs_markdown(root: &std::path::Path) -> String {
             flag,
         ];
         args.extend(extra.split_whitespace());
+        if flag == "arrow" {
+            // Binary, written to a file: the section shows how to read it instead.
+            out.push_str(&format!(
+                "## `{flag}`\n\n{about}\n\n```sh\nschema2iceberg compile {OUTPUTS_EXAMPLE} --partition event_time --format {flag} {extra}\n```\n\n```{language}\n{ARROW_READ_BACK}```\n\n"
+            ));
+            previous = Some(flag);
+            continue;
+        }
         let outcome = crate::compile_command_line(root, &args);
         if previous != Some(flag) {
             out.push_str(&format!("## `{flag}`\n\n"));

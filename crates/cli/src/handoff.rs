@@ -64,8 +64,8 @@ pub(crate) fn dialect_parser() -> impl clap::builder::TypedValueParser<Value = D
 
 /// A hand-on document, and what standard error says about it.
 pub(crate) struct HandedOn {
-    /// Standard output, ending in a newline.
-    pub(crate) document: String,
+    /// Standard output: text ending in a newline, or the bytes of a binary format.
+    pub(crate) document: Vec<u8>,
     /// `note:` and `warning:` lines.
     pub(crate) notes: String,
 }
@@ -80,7 +80,7 @@ pub(crate) fn document(
 ) -> Result<HandedOn, String> {
     let json = |value: serde_json::Value| {
         serde_json::to_string_pretty(&value)
-            .map(|text| text + "\n")
+            .map(|text| (text + "\n").into_bytes())
             .map_err(|e| format!("cannot write JSON: {e}"))
     };
     match format {
@@ -96,6 +96,10 @@ pub(crate) fn document(
             })
         }
         Format::Arrow => Ok(HandedOn {
+            document: arrow_ipc_schema(schema)?,
+            notes: String::new(),
+        }),
+        Format::ArrowJson => Ok(HandedOn {
             document: json(schema2iceberg_mapper::arrow::arrow_schema_json(schema)?)?,
             notes: String::new(),
         }),
@@ -127,12 +131,41 @@ pub(crate) fn document(
                 ));
             }
             Ok(HandedOn {
-                document: created.sql,
+                document: created.sql.into_bytes(),
                 notes,
             })
         }
         Format::Text | Format::Json => Err(format!("{format:?} is not a hand-on format")),
     }
+}
+
+/// The Arrow schema of the table as one encapsulated Arrow IPC message (the continuation
+/// marker, the length, the `Schema` flatbuffer, padding to 8 bytes), which every Arrow
+/// implementation reads (`pyarrow.ipc.read_schema`, arrow-rs's `try_schema_from_ipc_buffer`).
+/// Metadata is written in key order, so the bytes are the same on every run.
+fn arrow_ipc_schema(schema: &Schema) -> Result<Vec<u8>, String> {
+    use arrow_ipc::writer::{write_message, DictionaryTracker, IpcDataGenerator, IpcWriteOptions};
+    let arrow = schema2iceberg_mapper::arrow::arrow_schema(schema)?;
+    let options = IpcWriteOptions::default();
+    let encoded = IpcDataGenerator {}.schema_to_bytes_with_dictionary_tracker(
+        &arrow,
+        &mut DictionaryTracker::new(false),
+        &options,
+    );
+    let mut bytes = Vec::new();
+    write_message(&mut bytes, encoded, &options)
+        .map_err(|e| format!("the Arrow library could not write the schema: {e}"))?;
+    Ok(bytes)
+}
+
+/// A usage error when `--format arrow`, which is binary, would be written to a terminal: it
+/// needs `-o FILE` or a standard output that is a file or a pipe.
+pub(crate) fn binary_fits(format: Format, output: Option<&std::path::Path>) -> Result<(), String> {
+    use std::io::IsTerminal;
+    if format == Format::Arrow && output.is_none() && std::io::stdout().is_terminal() {
+        return Err("--format arrow writes a binary Arrow IPC schema message, not text for a terminal: give -o FILE, or redirect standard output (`> schema.arrows`); --format arrow-json prints the schema as JSON".to_string());
+    }
+    Ok(())
 }
 
 /// The table metadata of a compiled table, as JSON that is the same on every run.

@@ -292,7 +292,10 @@ diagnostics, placeholders and warnings on standard error:
                   location and table-uuid are placeholders unless flags give them. `diff`
                   takes it as OLD.
   avro            the Avro record schema of a row (the Iceberg spec's mapping, with field ids)
-  arrow           the Arrow schema as the iceberg crate converts it, with field-id metadata
+  arrow           the Arrow schema as the iceberg crate converts it, with field-id metadata,
+                  as an Arrow IPC schema message (binary: give -o FILE, or redirect standard
+                  output; pyarrow.ipc.read_schema reads it)
+  arrow-json      the same Arrow schema in arrow-rs's serde JSON, for reading by eye
   ddl             CREATE TABLE for --dialect athena, spark or trino; a warning says where the
                   dialect cannot create the channel's table exactly, and an error where it
                   cannot create a column at all
@@ -322,8 +325,11 @@ pub enum Format {
     TableMetadata,
     /// The Avro record schema of a row, by the Iceberg spec's Avro mapping, with field ids.
     Avro,
-    /// The Arrow schema as the `iceberg` crate converts it, with field-id metadata, as JSON.
+    /// The Arrow schema as the `iceberg` crate converts it, with field-id metadata, as an
+    /// Arrow IPC schema message (binary; `pyarrow.ipc.read_schema` reads it).
     Arrow,
+    /// The same Arrow schema in arrow-rs's serde JSON, which only arrow-rs reads back.
+    ArrowJson,
     /// `CREATE TABLE` in the dialect of --dialect.
     Ddl,
 }
@@ -351,6 +357,10 @@ struct CompileArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Write the output to FILE instead of standard output (--format arrow writes binary, so
+    /// it needs this or a standard output that is not a terminal)
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
     #[command(flatten)]
     read: ReadArgs,
     #[command(flatten)]
@@ -362,7 +372,9 @@ struct CompileArgs {
 
 /// What the formats that hand the table on cannot know from the schema.
 #[derive(Debug, clap::Args)]
-#[command(next_help_heading = "Handing the table on (--format table-metadata, avro, arrow, ddl)")]
+#[command(
+    next_help_heading = "Handing the table on (--format table-metadata, avro, arrow, arrow-json, ddl)"
+)]
 struct TableArgs {
     /// The SQL dialect of --format ddl
     #[arg(
@@ -622,17 +634,23 @@ fn stdout_written(written: std::io::Result<()>, exit: u8) -> ExitCode {
     }
 }
 
-fn run_compile(args: CompileArgs) -> ExitCode {
-    let (format, color) = (args.format, args.color.color);
+fn run_compile(mut args: CompileArgs) -> ExitCode {
+    let (format, color, output) = (args.format, args.color.color, args.output.take());
+    if let Err(message) = handoff::binary_fits(format, output.as_deref()) {
+        return usage_error(&message);
+    }
     let (request, bytes) = match compile_request_of(args) {
         Ok(prepared) => prepared,
         Err(message) => return usage_error(&message),
     };
+    if let Some(path) = output {
+        return compile_to_file(&request, bytes, format, color, &path);
+    }
     // The diagnostics of the hand-on formats go to standard error, and their standard output is
     // usually a file.
     let color = match format {
         Format::Text | Format::Json => color_enabled(color),
-        Format::TableMetadata | Format::Avro | Format::Arrow | Format::Ddl => {
+        Format::TableMetadata | Format::Avro | Format::Arrow | Format::ArrowJson | Format::Ddl => {
             stderr_color_enabled(color)
         }
     };
@@ -654,6 +672,40 @@ fn run_compile(args: CompileArgs) -> ExitCode {
     // schema) was a tenth of the run, spent on nothing the user sees.
     std::mem::forget(compiled);
     exit
+}
+
+/// `compile -o FILE`: the output goes to the file, written whole once the table is compiled;
+/// standard error is as without it.
+fn compile_to_file(
+    request: &CompileRequest,
+    bytes: Vec<u8>,
+    format: Format,
+    color: ColorWhen,
+    path: &std::path::Path,
+) -> ExitCode {
+    let color = match format {
+        Format::Text | Format::Json => color == ColorWhen::Always,
+        _ => stderr_color_enabled(color),
+    };
+    let compiled = compile_request(request, bytes);
+    let mut out = Vec::new();
+    let mut exit = compile_exit(&compiled.compiled);
+    let written = match write_compiled(&compiled, request, format, color, &mut out) {
+        Ok(written) => written,
+        Err(e) => return usage_error(&format!("cannot write the output: {e}")),
+    };
+    if written.failed {
+        exit = EXIT_SCHEMA_ERRORS;
+    }
+    let _ = anstream::stderr().write_all(written.stderr.as_bytes());
+    // A hand-on format has nothing to write when the schema has errors: no file is left.
+    if out.is_empty() && exit != EXIT_OK {
+        return ExitCode::from(exit);
+    }
+    if let Err(e) = std::fs::write(path, &out) {
+        return usage_error(&format!("cannot write {}: {e}", path.display()));
+    }
+    ExitCode::from(exit)
 }
 
 /// The request and the schema bytes of a `compile` command line: the schema read, and the
@@ -830,7 +882,7 @@ fn write_compiled<W: Write>(
             render::write_text(files, compiled, color, &mut *out)?;
             Ok(nothing_else)
         }
-        Format::TableMetadata | Format::Avro | Format::Arrow | Format::Ddl => {
+        Format::TableMetadata | Format::Avro | Format::Arrow | Format::ArrowJson | Format::Ddl => {
             let mut stderr = render::diagnostics_and_summary(files, compiled, color)
                 .trim_start_matches('\n')
                 .to_string();
@@ -838,7 +890,7 @@ fn write_compiled<W: Write>(
             if let (Some(schema), Some(spec)) = (&compiled.schema, &compiled.partition_spec) {
                 match handoff::document(format, schema, spec, &request.table) {
                     Ok(handed_on) => {
-                        out.write_all(handed_on.document.as_bytes())?;
+                        out.write_all(&handed_on.document)?;
                         stderr.push_str(&handed_on.notes);
                     }
                     Err(message) => {

@@ -3,7 +3,7 @@
 //! code is produced by at least one fixture's snapshot.
 
 // A test should stop loudly; the no-panic rule is for code that reads input.
-#![allow(clippy::expect_used, clippy::unwrap_used)]
+#![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -114,4 +114,77 @@ fn every_table_is_declared_in_the_file_it_names() {
             );
         }
     }
+}
+
+/// The codes that some fixture's snapshot shows without a help line: a text block
+/// (`severity[code]: …` up to its blank line) with no `= help:`, or a JSON diagnostic whose
+/// `"help"` is null.
+fn codes_shown_without_help() -> BTreeSet<String> {
+    let names: BTreeSet<&str> = TABLES
+        .iter()
+        .flat_map(|table| table.codes.iter())
+        .map(|code| code.name)
+        .collect();
+    let mut without = BTreeSet::new();
+    for dir in [
+        "crates/cli/tests/snapshots",
+        "crates/mapper/tests/snapshots",
+    ] {
+        for entry in std::fs::read_dir(root().join(dir)).expect("snapshot folder") {
+            let text = std::fs::read_to_string(entry.expect("snapshot entry").path())
+                .expect("snapshot is text");
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                let Some(code) = ["error[", "warning[", "note["]
+                    .iter()
+                    .find_map(|open| line.strip_prefix(open))
+                    .and_then(|rest| rest.split_once("]:"))
+                    .map(|(code, _)| code)
+                else {
+                    continue;
+                };
+                let helped = lines[i + 1..]
+                    .iter()
+                    .take_while(|l| !l.is_empty())
+                    .any(|l| l.trim_start().starts_with("= help:"));
+                if names.contains(code) && !helped {
+                    without.insert(code.to_string());
+                }
+            }
+            for (at, _) in text.match_indices("\"code\": \"") {
+                let rest = &text[at + 9..];
+                let Some(code) = rest.split('"').next() else {
+                    continue;
+                };
+                // The help of this diagnostic: the next `"help"`, unless another `"code"` comes first.
+                let help = rest.find("\"help\": ");
+                let next_code = rest.find("\"code\": ").unwrap_or(usize::MAX);
+                if let Some(help) = help.filter(|h| *h < next_code) {
+                    if rest[help..].starts_with("\"help\": null") && names.contains(code) {
+                        without.insert(code.to_string());
+                    }
+                }
+            }
+        }
+    }
+    without
+}
+
+/// Every code says what to do about it: its table has a fix, and every diagnostic a fixture
+/// shows, in text or JSON, carries a help line.
+#[test]
+fn every_code_has_help() {
+    for code in TABLES.iter().flat_map(|table| table.codes.iter()) {
+        assert!(
+            !code.fix.trim().is_empty(),
+            "`{}` has no fix in its table",
+            code.name
+        );
+    }
+    let without = codes_shown_without_help();
+    assert!(
+        without.is_empty(),
+        "these codes are shown without a help line in a fixture's snapshot: {}",
+        without.into_iter().collect::<Vec<_>>().join(", ")
+    );
 }

@@ -58,6 +58,27 @@ fn schema_against_schema() {
     insta::assert_snapshot!(check(&in_fixtures("event-v1.json", "event-v2.json")));
 }
 
+/// With the record format not known, the text gives both verdicts of every change, but the GSR
+/// records' reason, the same for every change, is said once in the file's block; JSON keeps it
+/// on every change, for tools.
+#[test]
+fn the_gsr_reason_is_said_once_in_the_text() {
+    let request = in_fixtures("event-v1.json", "event-v2.json");
+    let text = run_diff(&request, DiffFormat::Text).unwrap().stdout;
+    let gsr = "every record names the schema version it was produced with, and the channel accepts only the version it was created on";
+    let changes = text.matches("\n    table: ").count();
+    assert!(changes > 1, "{text}");
+    assert_eq!(text.matches(gsr).count(), 1, "{text}");
+    assert_eq!(
+        text.matches("JSON_SCHEMA_GSR records: all to the dead-letter queue (why: as for `")
+            .count(),
+        changes - 1,
+        "{text}"
+    );
+    let json = run_diff(&request, DiffFormat::Json).unwrap().stdout;
+    assert_eq!(json.matches(gsr).count(), changes, "{json}");
+}
+
 /// Keywords on the root are compared like a struct's, and shown as `(root)` in every format.
 #[test]
 fn root_keywords_are_compared() {

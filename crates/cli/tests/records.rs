@@ -59,3 +59,28 @@ fn records_fixtures() {
         insta::assert_snapshot!(check(path.parent().expect("a case folder")));
     });
 }
+
+/// A `schema-violation`'s help is its keyword's own: the shape of a `format` with an example,
+/// every allowed value of an `enum` (up to 20, then how many more), the step of a `multipleOf`.
+#[test]
+fn schema_violations_get_their_keywords_help() {
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/records/text-keyword-help");
+    let out = check(&case);
+    let helps: Vec<&str> = out
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("= help: "))
+        .collect();
+    let expected = [
+        "RFC 3339 date-time, with `T` and an offset, e.g. `2024-05-01T12:30:00Z`",
+        "one of the 3 allowed values: \"new\", \"open\", \"done\";",
+        "one of the 27 allowed values: \"AT\", \"BE\", \"BG\", \"CY\", \"CZ\", \"DE\", \"DK\", \"EE\", \"ES\", \"FI\", \"FR\", \"GR\", \"HR\", \"HU\", \"IE\", \"IT\", \"LT\", \"LU\", \"LV\", \"MT\", and 7 more;",
+        "a multiple of 0.05",
+        "RFC 3339 full date, e.g. `2024-05-01`",
+        "send exactly \"click\"",
+    ];
+    assert_eq!(helps.len(), expected.len(), "{out}");
+    for (help, want) in helps.iter().zip(expected) {
+        assert!(help.contains(want), "`{help}` does not say `{want}`\n{out}");
+    }
+}

@@ -67,10 +67,10 @@ fn compile_to(request: &CompileRequest, path: &Path, format: Format) -> String {
     out.stdout
 }
 
-/// `--format arrow` reads back into the Arrow schema the `iceberg` crate makes of the table,
+/// `--format arrow-json` reads back into the Arrow schema the `iceberg` crate makes of the table,
 /// field-id metadata included.
 fn check_arrow(request: &CompileRequest, path: &Path, schema: &Schema) {
-    let printed = compile_to(request, path, Format::Arrow);
+    let printed = compile_to(request, path, Format::ArrowJson);
     let arrow: arrow_schema::Schema = serde_json::from_str(&printed)
         .unwrap_or_else(|e| panic!("{}: Arrow schema parses: {e}", path.display()));
     let expected = iceberg::arrow::schema_to_arrow_schema(schema).unwrap();

@@ -57,6 +57,10 @@ schema2iceberg_parser::code_table! {
         "`multipleOf` on a number is zero, negative, or needs a scale above 38 digits, so no decimal(38, s) fits.",
         "Use a positive `multipleOf` such as 0.01 (scale 2).",
         r#"{"type": "number", "multipleOf": 0}"#;
+    DDL_CANNOT_CREATE = "ddl-cannot-create", Note, rule [3],
+        "A column's type (uuid, time) is one the channel's table holds but some dialect's `CREATE TABLE` cannot create (Athena and Spark SQL have neither), so `compile --format ddl` refuses the table in that dialect.",
+        "Drop `\"format\": \"uuid\"` (or `\"time\"`) to make it a string column, or keep it and query the table the channel creates through the catalog instead of creating it with DDL.",
+        r#"{"properties": {"id": {"type": "string", "format": "uuid"}}}"#;
     ENUM_NOT_STRING = "enum-not-string", Warning, rule [9],
         "An `enum` or `const` value is not a string, but the column is a string.",
         "Expect the value as text in the table, or drop `enum` to keep a numeric or boolean column.",

@@ -6,6 +6,8 @@
 //! string literals are not Spark's), so the statement is rendered here from the Iceberg types,
 //! one rule per dialect below; tests parse every output with sqlglot.
 
+use std::borrow::Cow;
+
 use iceberg::spec::{NestedField, PartitionSpec, PrimitiveType, Schema, Transform, Type};
 
 /// The SQL dialect of the DDL.
@@ -41,7 +43,8 @@ impl Dialect {
         }
     }
 
-    fn title(self) -> &'static str {
+    /// The dialect's name in prose.
+    pub fn title(self) -> &'static str {
         match self {
             Dialect::Athena => "Athena",
             Dialect::Spark => "Spark SQL",
@@ -93,11 +96,21 @@ pub fn create_table(
         columns.push(writer.column(field, "")?);
     }
     if !writer.unsupported.is_empty() {
+        let mut columns = Vec::new();
+        let mut ways_out: Vec<String> = Vec::new();
+        for (path, primitive) in &writer.unsupported {
+            columns.push(format!("`{path}` ({primitive})"));
+            let way = format!("for the {primitive} columns, {}", way_out(primitive));
+            if !ways_out.contains(&way) {
+                ways_out.push(way);
+            }
+        }
         return Err(format!(
-            "{}'s CREATE TABLE has no type for these columns of the channel's table, so no {} DDL can create it: {}",
+            "{}'s CREATE TABLE has no type for these columns of the channel's table, so no {} DDL can create it: {}; {}",
             dialect.title(),
             dialect.title(),
-            writer.unsupported.join(", ")
+            columns.join(", "),
+            ways_out.join("; ")
         ));
     }
     let partition = partition_clause(schema, spec, dialect)?;
@@ -243,8 +256,8 @@ impl Warnings {
 struct Writer {
     dialect: Dialect,
     warnings: Warnings,
-    /// `\`path\` (type)` for each column the dialect cannot create.
-    unsupported: Vec<String>,
+    /// The path and type of each column the dialect cannot create.
+    unsupported: Vec<(String, PrimitiveType)>,
 }
 
 impl Writer {
@@ -355,51 +368,77 @@ impl Writer {
     }
 
     fn primitive(&mut self, primitive: &PrimitiveType, path: &str) -> String {
-        use Dialect::{Athena, Spark, Trino};
-        let dialect = self.dialect;
-        let name = match (primitive, dialect) {
-            (PrimitiveType::Boolean, Athena | Trino) => "boolean",
-            (PrimitiveType::Boolean, Spark) => "BOOLEAN",
-            (PrimitiveType::Int, Athena) => "int",
-            (PrimitiveType::Int, Spark) => "INT",
-            (PrimitiveType::Int, Trino) => "integer",
-            (PrimitiveType::Long, Athena | Trino) => "bigint",
-            (PrimitiveType::Long, Spark) => "BIGINT",
-            (PrimitiveType::Float, Athena) => "float",
-            (PrimitiveType::Float, Spark) => "FLOAT",
-            (PrimitiveType::Float, Trino) => "real",
-            (PrimitiveType::Double, Athena | Trino) => "double",
-            (PrimitiveType::Double, Spark) => "DOUBLE",
-            (PrimitiveType::Decimal { precision, scale }, Athena | Trino) => {
-                return format!("decimal({precision},{scale})")
+        if (primitive, self.dialect) == (&PrimitiveType::Timestamptz, Dialect::Athena) {
+            self.warnings.timestamptz.push(path.to_string());
+        }
+        match primitive_type(primitive, self.dialect) {
+            Some(name) => name.into_owned(),
+            None => {
+                self.unsupported.push((path.to_string(), primitive.clone()));
+                "unsupported".to_string()
             }
-            (PrimitiveType::Decimal { precision, scale }, Spark) => {
-                return format!("DECIMAL({precision}, {scale})")
-            }
-            (PrimitiveType::Date, Athena | Trino) => "date",
-            (PrimitiveType::Date, Spark) => "DATE",
-            (PrimitiveType::Time, Trino) => "time(6)",
-            (PrimitiveType::Timestamptz, Athena) => {
-                self.warnings.timestamptz.push(path.to_string());
-                "timestamp"
-            }
-            // Explicit, so that the session's spark.sql.timestampType cannot change it.
-            (PrimitiveType::Timestamptz, Spark) => "TIMESTAMP_LTZ",
-            (PrimitiveType::Timestamptz, Trino) => "timestamp(6) with time zone",
-            (PrimitiveType::String, Athena) => "string",
-            (PrimitiveType::String, Spark) => "STRING",
-            (PrimitiveType::String, Trino) => "varchar",
-            (PrimitiveType::Uuid, Trino) => "uuid",
-            (PrimitiveType::Binary, Athena) => "binary",
-            (PrimitiveType::Binary, Spark) => "BINARY",
-            (PrimitiveType::Binary, Trino) => "varbinary",
-            (other, _) => {
-                self.unsupported.push(format!("`{path}` ({other})"));
-                "unsupported"
-            }
-        };
-        name.to_string()
+        }
     }
+}
+
+/// Whether `dialect`'s `CREATE TABLE` can create a column of `primitive` at all: the one rule
+/// that both the DDL and `compile`'s `ddl-cannot-create` note follow.
+pub fn can_create(primitive: &PrimitiveType, dialect: Dialect) -> bool {
+    primitive_type(primitive, dialect).is_some()
+}
+
+/// The way out for a column of `primitive` that some dialect cannot create: the schema change
+/// that gives it a type every dialect has, or keeping it and querying the table the channel
+/// creates through the catalog.
+pub fn way_out(primitive: &PrimitiveType) -> String {
+    let format = match primitive {
+        PrimitiveType::Uuid => "uuid",
+        PrimitiveType::Time => "time",
+        _ => return "keep the column, and query the table the channel creates through the catalog instead of creating it with DDL".to_string(),
+    };
+    format!("drop `\"format\": \"{format}\"` to make it a string column, or keep it and query the table the channel creates through the catalog instead of creating it with DDL")
+}
+
+/// The type of a column of `primitive` in `dialect`'s DDL; `None` when the dialect has none.
+fn primitive_type(primitive: &PrimitiveType, dialect: Dialect) -> Option<Cow<'static, str>> {
+    use Dialect::{Athena, Spark, Trino};
+    let name = match (primitive, dialect) {
+        (PrimitiveType::Boolean, Athena | Trino) => "boolean",
+        (PrimitiveType::Boolean, Spark) => "BOOLEAN",
+        (PrimitiveType::Int, Athena) => "int",
+        (PrimitiveType::Int, Spark) => "INT",
+        (PrimitiveType::Int, Trino) => "integer",
+        (PrimitiveType::Long, Athena | Trino) => "bigint",
+        (PrimitiveType::Long, Spark) => "BIGINT",
+        (PrimitiveType::Float, Athena) => "float",
+        (PrimitiveType::Float, Spark) => "FLOAT",
+        (PrimitiveType::Float, Trino) => "real",
+        (PrimitiveType::Double, Athena | Trino) => "double",
+        (PrimitiveType::Double, Spark) => "DOUBLE",
+        (PrimitiveType::Decimal { precision, scale }, Athena | Trino) => {
+            return Some(Cow::Owned(format!("decimal({precision},{scale})")))
+        }
+        (PrimitiveType::Decimal { precision, scale }, Spark) => {
+            return Some(Cow::Owned(format!("DECIMAL({precision}, {scale})")))
+        }
+        (PrimitiveType::Date, Athena | Trino) => "date",
+        (PrimitiveType::Date, Spark) => "DATE",
+        (PrimitiveType::Time, Trino) => "time(6)",
+        // Athena's `timestamp` is not time-zone aware; `Writer::primitive` warns.
+        (PrimitiveType::Timestamptz, Athena) => "timestamp",
+        // Explicit, so that the session's spark.sql.timestampType cannot change it.
+        (PrimitiveType::Timestamptz, Spark) => "TIMESTAMP_LTZ",
+        (PrimitiveType::Timestamptz, Trino) => "timestamp(6) with time zone",
+        (PrimitiveType::String, Athena) => "string",
+        (PrimitiveType::String, Spark) => "STRING",
+        (PrimitiveType::String, Trino) => "varchar",
+        (PrimitiveType::Uuid, Trino) => "uuid",
+        (PrimitiveType::Binary, Athena) => "binary",
+        (PrimitiveType::Binary, Spark) => "BINARY",
+        (PrimitiveType::Binary, Trino) => "varbinary",
+        _ => return None,
+    };
+    Some(Cow::Borrowed(name))
 }
 
 /// The partition transform, as the dialect writes it: `hour(col)` in Athena, `hours(col)` in

@@ -240,12 +240,7 @@ impl Fate {
 /// depend on the change: the record names its version, and a new version is not the one the
 /// channel was created on. A partition change is the channel's, not the schema's, and touches
 /// no record.
-fn verdicts(
-    formats: &[RecordFormat],
-    kind: ChangeKind,
-    table: TableVerdict,
-    json: Fate,
-) -> Vec<ChannelVerdict> {
+fn verdicts(formats: &[RecordFormat], kind: ChangeKind, json: Fate) -> Vec<ChannelVerdict> {
     formats
         .iter()
         .map(|format| match format {
@@ -262,17 +257,15 @@ fn verdicts(
             RecordFormat::GsrJson => ChannelVerdict {
                 record_format: *format,
                 records: Records::AllToDeadLetter,
-                reason: format!(
-                    "every record names the schema version it was produced with, and the channel accepts only the version it was created on (schema evolution is unsupported): records produced with the new version go to the dead-letter queue; keep producers on the old version, or delete the channel and recreate it on the new schema{}",
-                    match table {
-                        TableVerdict::Changed => ", which also creates the new table",
-                        TableVerdict::Unchanged => "",
-                    }
-                ),
+                reason: GSR_NEW_VERSION.to_string(),
             },
         })
         .collect()
 }
+
+/// What GSR-framed records produced with a new schema version meet, whatever the change: the
+/// same sentence for every change (whether the table changes is the change's own verdict).
+pub const GSR_NEW_VERSION: &str = "every record names the schema version it was produced with, and the channel accepts only the version it was created on (schema evolution is unsupported): records produced with the new version go to the dead-letter queue; keep producers on the old version, or delete the channel and recreate it on the new schema";
 
 const PARTITION_RECORDS: &str = "the partition spec is the channel's, not the schema's: records are validated and delivered as before, and the old table keeps its partition spec";
 
@@ -333,7 +326,7 @@ impl Walk<'_> {
             new: found.new,
             location: found.location,
             table: found.table,
-            channel: verdicts(self.formats, found.kind, found.table, found.json),
+            channel: verdicts(self.formats, found.kind, found.json),
             iceberg: found.iceberg,
             reason: found.reason,
             note: found.note,
@@ -1169,7 +1162,6 @@ fn partition_change(old: &Side<'_>, new: &Side<'_>, formats: &[RecordFormat]) ->
         channel: verdicts(
             formats,
             ChangeKind::PartitionChanged,
-            TableVerdict::Changed,
             Fate::new(Records::Unaffected, PARTITION_RECORDS),
         ),
         iceberg: IcebergVerdict::Allowed,

@@ -53,6 +53,7 @@ pub mod avro;
 pub mod channel;
 pub mod codes;
 pub mod ddl;
+mod ddl_note;
 pub mod diff;
 pub mod generated;
 mod ids;
@@ -198,6 +199,7 @@ pub fn map(ws: &Workspace, options: &CompileOptions) -> Mapped {
             &mut diagnostics,
         );
         nullability::report(ws, &columns, &mut diagnostics);
+        ddl_note::report(ws, &columns, &mut diagnostics);
         if options.column_sources {
             sources = model::sources(ws, root_constraints, &columns);
         }

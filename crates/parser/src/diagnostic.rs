@@ -83,12 +83,14 @@ pub struct Diagnostic {
     pub location: Location,
     /// The dotted Iceberg column path, where there is one.
     pub field: Option<String>,
-    /// What to do about it, where the message alone does not say.
+    /// What to do about it: the code's own fix from its table, unless the place that finds it
+    /// knows better ([`Diagnostic::with_help`]).
     pub help: Option<String>,
 }
 
 impl Diagnostic {
-    /// A diagnostic of `code` at `location`, with the code's default severity.
+    /// A diagnostic of `code` at `location`, with the code's default severity and its fix as
+    /// the help: every code says what to do about it.
     pub fn new(code: &Code, location: Location, message: impl Into<String>) -> Self {
         Diagnostic {
             code: code.name,
@@ -96,7 +98,7 @@ impl Diagnostic {
             message: message.into(),
             location,
             field: None,
-            help: None,
+            help: Some(code.fix.to_string()),
         }
     }
 

@@ -53,8 +53,37 @@ fn table_text(change: &Change) -> &'static str {
     }
 }
 
-fn verdict_text(verdict: &ChannelVerdict) -> String {
-    format!("{}: {}", records_text(verdict.records), verdict.reason)
+/// The channel verdicts' reasons already given in one file's block, each with the change it was
+/// given for: a reason that every change shares (GSR records meet the same fate whatever the
+/// change) is said once, and pointed back to after.
+#[derive(Default)]
+struct Said {
+    reasons: Vec<(RecordFormat, String, String)>,
+}
+
+impl Said {
+    /// The verdict as the text format shows it under the change at `path`.
+    fn verdict_text(&mut self, verdict: &ChannelVerdict, path: &str) -> String {
+        let records = records_text(verdict.records);
+        let earlier = self
+            .reasons
+            .iter()
+            .find(|(format, reason, _)| {
+                *format == verdict.record_format && *reason == verdict.reason
+            })
+            .map(|(_, _, at)| at);
+        match earlier {
+            Some(at) => format!("{records} (why: as for {at} above)"),
+            None => {
+                self.reasons.push((
+                    verdict.record_format,
+                    verdict.reason.clone(),
+                    path.to_string(),
+                ));
+                format!("{records}: {}", verdict.reason)
+            }
+        }
+    }
 }
 
 fn iceberg_text(change: &Change) -> &'static str {
@@ -99,6 +128,7 @@ fn text(files: &[FileDiff], not_compiled: &str, level: FailOn) -> String {
     let mut incompatible = 0;
     let mut not_compared = Vec::new();
     for file in files {
+        let mut said = Said::default();
         out.push_str(&format!("{}\n", title(file)));
         if file.status == "changed" {
             out.push_str(&format!("  {}\n", format_line(file)));
@@ -157,7 +187,7 @@ fn text(files: &[FileDiff], not_compiled: &str, level: FailOn) -> String {
                 out.push_str(&format!(
                     "    channel, {}: {}\n",
                     format_label(verdict.record_format),
-                    verdict_text(verdict)
+                    said.verdict_text(verdict, &path)
                 ));
             }
             out.push_str(&format!("    iceberg: {}\n", iceberg_text(&c.change)));

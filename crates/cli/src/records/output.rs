@@ -273,7 +273,7 @@ fn text_failure(
             "the underlined text is in the GSR payload, after the 18-byte header (inflated when compressed)",
         ));
     }
-    notes.push(Level::HELP.message(failure.reason.help()));
+    notes.push(Level::HELP.message(failure.help()));
     // Lines are numbered in the file for NDJSON, and in the record itself otherwise.
     let first_line = record.line.unwrap_or(1);
     let group: Group<'_> = match &window {

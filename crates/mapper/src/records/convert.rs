@@ -56,6 +56,7 @@ impl Converter<'_> {
             pointer: self.doc.pointer(at),
             message,
             keyword: None,
+            help: None,
             span: Some((span.start(), span.end())),
         }
     }

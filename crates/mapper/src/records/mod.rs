@@ -31,6 +31,7 @@
 
 mod convert;
 mod framing;
+mod keyword;
 mod plan;
 mod reason;
 mod row;
@@ -120,6 +121,10 @@ pub struct Failure {
     pub message: String,
     /// The JSON Schema keyword that failed, for validation failures.
     pub keyword: Option<String>,
+    /// What to do about this failure in particular (the failing keyword's own rule), where it
+    /// says more than the reason's help; [`Failure::help`] gives one or the other. Boxed, to
+    /// keep the failure small.
+    pub help: Option<Box<str>>,
     /// The byte range in the record's JSON text that the failure is about (for a GSR record,
     /// in the payload after the header); `None` when there is no JSON text to point into.
     pub span: Option<(usize, usize)>,
@@ -132,8 +137,15 @@ impl Failure {
             pointer: String::new(),
             message,
             keyword: None,
+            help: None,
             span: None,
         }
+    }
+
+    /// What to do about it: the failing keyword's own help where there is one, else the
+    /// reason's.
+    pub fn help(&self) -> &str {
+        self.help.as_deref().unwrap_or(self.reason.help())
     }
 }
 
@@ -251,6 +263,7 @@ impl RecordChecker {
             pointer: String::new(),
             message: format!("{} (byte {})", error.message, error.offset + 1),
             keyword: None,
+            help: None,
             span: Some((error.offset, error.offset + 1)),
         })?;
         let value = validate::to_value(&doc, doc.root()).map_err(|at| {
@@ -263,6 +276,7 @@ impl RecordChecker {
                     doc.compact(at)
                 ),
                 keyword: None,
+                help: None,
                 span: Some((span.start(), span.end())),
             }
         })?;
@@ -305,6 +319,7 @@ impl RecordChecker {
                         ),
                         pointer,
                         keyword: None,
+                        help: None,
                         span: Some((span.start(), span.end())),
                     });
                 }

@@ -130,6 +130,7 @@ impl SchemaValidator {
                     pointer: format!("{instance}/{}", pointer::escape_token(name)),
                     message: format!("required property `{name}` is absent"),
                     keyword: Some("required".to_string()),
+                    help: None,
                     span,
                 }
             }
@@ -137,6 +138,7 @@ impl SchemaValidator {
                 reason: Reason::SchemaViolation,
                 message: format!("{} (`{}` at {schema})", error.masked(), kind.keyword()),
                 keyword: Some(kind.keyword().to_string()),
+                help: super::keyword::help(kind),
                 pointer: instance,
                 span,
             },

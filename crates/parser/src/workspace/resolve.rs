@@ -45,7 +45,9 @@ impl Workspace {
                     self.explain_id_base(id, &text, &mut failure);
                 }
                 let mut d = Diagnostic::new(failure.code, self.location(doc, at), failure.message);
-                d.help = failure.help;
+                if let Some(help) = failure.help {
+                    d.help = Some(help);
+                }
                 Box::new(d)
             });
             if let Some(Schema {
