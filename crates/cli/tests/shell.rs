@@ -141,3 +141,39 @@ fn man_into_a_path_that_is_a_file_is_an_error_with_a_message() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: cannot write the man pages"));
 }
+
+/// Every flag a shell completes for a command is one its `--help` shows: nothing hidden (a test
+/// hook, say) reaches the completions. The test hooks are environment variables of test builds.
+#[test]
+fn completions_offer_only_what_help_shows() {
+    let script = run(&["completions", "fish"]);
+    assert!(script.status.success(), "{script:?}");
+    let script = String::from_utf8(script.stdout).unwrap();
+    let mut checked = 0;
+    let mut helps = std::collections::BTreeMap::new();
+    for line in script.lines() {
+        let Some(rest) = line.split("__fish_schema2iceberg_using_subcommand ").nth(1) else {
+            continue;
+        };
+        let command = rest.split(['"', ' ']).next().unwrap().to_string();
+        let Some(long) = line
+            .split(" -l ")
+            .nth(1)
+            .map(|l| l.split(' ').next().unwrap())
+        else {
+            continue;
+        };
+        let help = helps.entry(command.clone()).or_insert_with(|| {
+            String::from_utf8(run(&[command.as_str(), "--help"]).stdout).unwrap()
+        });
+        assert!(
+            help.contains(&format!("--{long}")),
+            "`{command} --{long}` is completed but `{command} --help` does not show it"
+        );
+        checked += 1;
+    }
+    assert!(
+        checked > 50,
+        "only {checked} flags found in the fish completions"
+    );
+}

@@ -265,8 +265,10 @@ fn trust(facts: &ChannelFacts) -> Purpose {
     }
 }
 
-fn s3_tables(facts: &ChannelFacts, role: &Caller) -> Purpose {
-    let samples = [facts.table_bucket.clone(), sample_table(facts)];
+/// The table actions on the table bucket and its tables, which the role policy and a
+/// cross-account bucket policy both grant: `PutTableEncryption` required with a customer-managed
+/// key, a warning without one.
+fn table_needs(facts: &ChannelFacts, samples: &[String]) -> Vec<Need> {
     let encryption = if facts.table_key.is_some() {
         Level::Required
     } else {
@@ -274,9 +276,15 @@ fn s3_tables(facts: &ChannelFacts, role: &Caller) -> Purpose {
     };
     let mut needs: Vec<Need> = TABLE_ACTIONS
         .iter()
-        .map(|a| need(a, Level::Required, &samples))
+        .map(|a| need(a, Level::Required, samples))
         .collect();
-    needs.push(need("s3tables:PutTableEncryption", encryption, &samples));
+    needs.push(need("s3tables:PutTableEncryption", encryption, samples));
+    needs
+}
+
+fn s3_tables(facts: &ChannelFacts, role: &Caller) -> Purpose {
+    let samples = [facts.table_bucket.clone(), sample_table(facts)];
+    let mut needs = table_needs(facts, &samples);
     needs.push(need("s3tables:GetNamespace", Level::Suggested, &samples));
     Purpose {
         sid: "S3TablesAccess",
@@ -475,16 +483,7 @@ fn logs(facts: &ChannelFacts, role: &Caller) -> Option<Purpose> {
 
 fn bucket_policy(facts: &ChannelFacts, role: &Caller) -> Purpose {
     let samples = [facts.table_bucket.clone(), sample_table(facts)];
-    let encryption = if facts.table_key.is_some() {
-        Level::Required
-    } else {
-        Level::Warn
-    };
-    let mut needs: Vec<Need> = TABLE_ACTIONS
-        .iter()
-        .map(|a| need(a, Level::Required, &samples))
-        .collect();
-    needs.push(need("s3tables:PutTableEncryption", encryption, &samples));
+    let needs = table_needs(facts, &samples);
     Purpose {
         sid: "CrossAccountTableBucketAccess",
         document: Document::TableBucketPolicy,
