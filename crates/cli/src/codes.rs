@@ -15,6 +15,10 @@ schema2iceberg_parser::code_table! {
         "A JSON file that `check` found has the shape of a Kinesis or MSK channel configuration, but no `channel-config` key of `schema2iceberg.toml` names it; it is neither compiled as a schema nor validated with one.",
         "Name it in `channel-config` of the `[[schemas]]` entry whose schemas its channel reads, or list it under `skip`.",
         r#"channels/orders.json: {"DataFreshnessInSeconds": 300, "S3TablesConfigurationList": […]}"#;
+    UNNAMED_POLICY = "unnamed-policy", Note, rule [] section "files that are not schemas (docs/ci.md)",
+        "A JSON file that `check` found has the shape of an IAM policy document (`Version` and `Statement`) or of one statement (`Effect` with `Action`, `NotAction` or `Principal`), but no `[[channels]]` entry of `schema2iceberg.toml` names it; it is not compiled as a schema, nor checked against a channel's needs.",
+        "Name it in a `[[channels]]` entry (`role-policy`, `trust-policy`, `table-key-policy`, `table-bucket-policy`) to check it, or list it under `skip`; a statement that `policies --out` writes to paste into a key policy needs neither.",
+        r#"iam/table-key-policy-statement.json: {"Sid": "AllowS3TablesMaintenance", "Effect": "Allow", …}"#;
     NOT_A_SCHEMA = "not-a-schema", Warning, rule [] section "files that are not schemas (docs/ci.md)",
         "A JSON file that `check` found has no JSON Schema keyword at its root (package.json, a sample record), so it is not compiled.",
         "List it under `skip` in `schema2iceberg.toml`; if it is a schema, give it `$schema` or `type`.",

@@ -155,13 +155,20 @@ fn a_repository_with_a_warehouse_and_ignored_files() {
         "package.json",
         r#"{"name": "app", "version": "1.0.0", "dependencies": {}}"#,
     );
+    // What `policies --out` writes beside the documents: a statement to paste into a key policy.
+    write(
+        "iam/table-key-policy-statement.json",
+        r#"{"Sid": "AllowS3TablesMaintenance", "Effect": "Allow", "Principal": {"Service": "maintenance.s3tables.amazonaws.com"}, "Action": ["kms:GenerateDataKey", "kms:Decrypt"], "Resource": "*"}"#,
+    );
     let checked = run_check(&request(repo), CheckFormat::Text).unwrap();
     assert_eq!(checked.exit, 0, "{}", checked.stdout);
     for not_read in ["metadata.json", "out.json", "scratch.json", "unconstrained"] {
         assert!(!checked.stdout.contains(not_read), "{}", checked.stdout);
     }
-    // package.json is named once, as not a schema (a warning that `skip` silences).
+    // package.json is named once, as not a schema (a warning that `skip` silences); the policy
+    // statement only gets a note, so `--deny warnings` would not fail on it.
     assert_eq!(checked.stdout.matches("not-a-schema").count(), 1);
+    assert_eq!(checked.stdout.matches("note[unnamed-policy]").count(), 1);
     insta::assert_snapshot!(checked.stdout);
 }
 

@@ -16,6 +16,8 @@ pub enum Content {
     Schema,
     /// A Kinesis or MSK channel configuration that `schema2iceberg.toml` does not name.
     ChannelConfig,
+    /// An IAM policy document or statement that no `[[channels]]` entry names.
+    Policy,
     /// JSON with no schema keyword at its root.
     NotASchema,
     /// A schema whose root gives only `definitions`/`$defs` (with `$schema`, `$id`): shared
@@ -80,12 +82,35 @@ pub fn classify(doc: Option<&JsonDoc>, display: &str, text: &[u8]) -> Content {
             Content::Schema
         };
     }
+    if is_policy_shaped(doc) {
+        return Content::Policy;
+    }
     let (file, _) = JsonFile::parse(display, text.to_vec());
     if recognise(&file).is_some() {
         Content::ChannelConfig
     } else {
         Content::NotASchema
     }
+}
+
+/// An IAM policy document (`Statement` holding an object or a list, beside at most `Version`
+/// and `Id`), or one statement (`Effect` with `Action`, `NotAction` or `Principal`).
+fn is_policy_shaped(doc: &JsonDoc) -> bool {
+    let JsonValue::Object(members) = doc.value(doc.root()) else {
+        return false;
+    };
+    let has = |key: &str| members.iter().any(|m| m.key == key);
+    let document = members.iter().any(|m| {
+        m.key == "Statement"
+            && matches!(
+                doc.value(m.value),
+                JsonValue::Object(_) | JsonValue::Array(_)
+            )
+    }) && members
+        .iter()
+        .all(|m| matches!(m.key.as_str(), "Statement" | "Version" | "Id"));
+    let statement = has("Effect") && (has("Action") || has("NotAction") || has("Principal"));
+    document || statement
 }
 
 /// The warning for a file that is not compiled, at its first character.
@@ -107,6 +132,14 @@ pub fn diagnostic(
                 "this file has the shape of a channel configuration, but no `channel-config` in schema2iceberg.toml names it, so it was neither compiled as a schema nor validated with one",
             )
             .with_help("name it in the `channel-config` key of the `[[schemas]]` entry for the schemas its channel reads, or list it under `skip` in schema2iceberg.toml"),
+        ),
+        Content::Policy => Some(
+            Diagnostic::new(
+                &codes::UNNAMED_POLICY,
+                location,
+                "this file has the shape of an IAM policy document or statement, but no `[[channels]]` entry of schema2iceberg.toml names it, so it is not checked against a channel's needs",
+            )
+            .with_help("name it in a `[[channels]]` entry (role-policy, trust-policy, table-key-policy or table-bucket-policy) to check it, or list it under `skip`; a statement written by `policies --out` to paste into a key policy needs neither"),
         ),
         Content::NotASchema => Some(
             Diagnostic::new(
@@ -251,6 +284,18 @@ mod tests {
         assert_eq!(
             content(r#"{"type": "object", "properties": {}}"#),
             Content::Schema
+        );
+        assert_eq!(
+            content(r#"{"Version": "2012-10-17", "Statement": [{"Effect": "Allow"}]}"#),
+            Content::Policy
+        );
+        assert_eq!(
+            content(r#"{"Sid": "Maintenance", "Effect": "Allow", "Action": ["kms:Decrypt"]}"#),
+            Content::Policy
+        );
+        assert_eq!(
+            content(r#"{"Statement": "a sentence", "Version": 2}"#),
+            Content::NotASchema
         );
         assert_eq!(content(r#"[1, 2]"#), Content::NotASchema);
         assert_eq!(content("{}"), Content::NotASchema);

@@ -232,6 +232,7 @@ fn not_a_table(
         path: schema.display.clone(),
         kind: match content {
             classify::Content::ChannelConfig => FileKind::ChannelConfig,
+            classify::Content::Policy => FileKind::Policy,
             classify::Content::DefinitionsOnly => FileKind::Definitions,
             _ => FileKind::Other,
         },
