@@ -11,13 +11,9 @@ use std::path::{Path, PathBuf};
 
 use schema2iceberg_mapper::channel::check_channel_configs;
 use schema2iceberg_parser::JsonFile;
+use support::{render_diagnostics, workspace_root};
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root exists")
-}
+mod support;
 
 /// Checks one fixture (a file, or a folder whose `*.json` files are given together, in name
 /// order) and renders everything the check found.
@@ -52,24 +48,8 @@ fn check(path: &Path) -> String {
         files.push(file);
     }
     let result = check_channel_configs(&files);
-    writeln!(out, "\ndiagnostics: {}", result.diagnostics.len()).unwrap();
-    for d in &result.diagnostics {
-        writeln!(
-            out,
-            "{}[{}] {}:{}:{} {:?}\n  {}",
-            d.severity,
-            d.code,
-            d.location.file,
-            d.location.line,
-            d.location.column,
-            d.location.pointer,
-            d.message
-        )
-        .unwrap();
-        if let Some(help) = &d.help {
-            writeln!(out, "  help: {help}").unwrap();
-        }
-    }
+    out.push('\n');
+    out.push_str(&render_diagnostics(&result.diagnostics));
     writeln!(
         out,
         "\npartition sources: {}",

@@ -26,13 +26,9 @@ use schema2iceberg_mapper::policies::{
 };
 use schema2iceberg_parser::{Diagnostic, JsonFile, Severity};
 use serde_json::Value;
+use support::{render_diagnostics, workspace_root};
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root exists")
-}
+mod support;
 
 fn json_file(path: &Path) -> JsonFile {
     let root = workspace_root();
@@ -51,28 +47,6 @@ fn sorted_files(dir: &Path) -> Vec<PathBuf> {
         .collect();
     paths.sort();
     paths
-}
-
-fn render(diagnostics: &[Diagnostic]) -> String {
-    let mut out = format!("diagnostics: {}\n", diagnostics.len());
-    for d in diagnostics {
-        writeln!(
-            out,
-            "{}[{}] {}:{}:{} {:?}\n  {}",
-            d.severity,
-            d.code,
-            d.location.file,
-            d.location.line,
-            d.location.column,
-            d.location.pointer,
-            d.message
-        )
-        .unwrap();
-        if let Some(help) = &d.help {
-            writeln!(out, "  help: {help}").unwrap();
-        }
-    }
-    out
 }
 
 /// Checks one fixture folder.
@@ -117,7 +91,10 @@ fn check_fixture(dir: &Path) -> String {
         configuration.diagnostics
     );
     let facts = channel_facts(&configs).expect("the configuration names a table bucket");
-    format!("{listing}\n{}", render(&check_policies(&facts, &files)))
+    format!(
+        "{listing}\n{}",
+        render_diagnostics(&check_policies(&facts, &files))
+    )
 }
 
 #[test]
@@ -322,7 +299,7 @@ fn generated_documents_pass_and_every_removal_is_reported() {
                 assert!(
                     named,
                     "{name}: removing {what} from {document} is not reported by name: {}",
-                    render(&found)
+                    render_diagnostics(&found)
                 );
             }
         }

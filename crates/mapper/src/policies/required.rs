@@ -283,19 +283,43 @@ fn table_needs(facts: &ChannelFacts, samples: &[String]) -> Vec<Need> {
 }
 
 fn s3_tables(facts: &ChannelFacts, role: &Caller) -> Purpose {
+    let mut purpose = table_access(
+        facts,
+        role,
+        "S3TablesAccess",
+        Document::RolePolicy,
+        "the channel is ACTIVE but no data arrives, with no dead-letter entries and no logs (at creation: CREATING, then FAILED)",
+    );
     let samples = [facts.table_bucket.clone(), sample_table(facts)];
-    let mut needs = table_needs(facts, &samples);
-    needs.push(need("s3tables:GetNamespace", Level::Suggested, &samples));
+    purpose
+        .needs
+        .push(need("s3tables:GetNamespace", Level::Suggested, &samples));
+    purpose
+}
+
+/// The table actions on the table bucket and its tables, granted in `document`: the role
+/// policy, or a cross-account bucket policy.
+fn table_access(
+    facts: &ChannelFacts,
+    role: &Caller,
+    sid: &'static str,
+    document: Document,
+    symptom: &'static str,
+) -> Purpose {
+    let samples = [facts.table_bucket.clone(), sample_table(facts)];
     Purpose {
-        sid: "S3TablesAccess",
-        document: Document::RolePolicy,
+        sid,
+        document,
         caller: role.clone(),
-        needs,
-        resources: Some(vec![facts.table_bucket.clone(), format!("{}/table/*", facts.table_bucket)]),
+        needs: table_needs(facts, &samples),
+        resources: Some(vec![
+            facts.table_bucket.clone(),
+            format!("{}/table/*", facts.table_bucket),
+        ]),
         contexts: vec![pairs(&[("aws:ResourceAccount", facts.bucket_account())])],
         conditions: Vec::new(),
         guards: Vec::new(),
-        symptom: "the channel is ACTIVE but no data arrives, with no dead-letter entries and no logs (at creation: CREATING, then FAILED)",
+        symptom,
     }
 }
 
@@ -482,17 +506,11 @@ fn logs(facts: &ChannelFacts, role: &Caller) -> Option<Purpose> {
 }
 
 fn bucket_policy(facts: &ChannelFacts, role: &Caller) -> Purpose {
-    let samples = [facts.table_bucket.clone(), sample_table(facts)];
-    let needs = table_needs(facts, &samples);
-    Purpose {
-        sid: "CrossAccountTableBucketAccess",
-        document: Document::TableBucketPolicy,
-        caller: role.clone(),
-        needs,
-        resources: Some(vec![facts.table_bucket.clone(), format!("{}/table/*", facts.table_bucket)]),
-        contexts: vec![pairs(&[("aws:ResourceAccount", facts.bucket_account())])],
-        conditions: Vec::new(),
-        guards: Vec::new(),
-        symptom: "the channel is ACTIVE with no data: across accounts, the role may use the bucket only when the bucket's own policy allows it too",
-    }
+    table_access(
+        facts,
+        role,
+        "CrossAccountTableBucketAccess",
+        Document::TableBucketPolicy,
+        "the channel is ACTIVE with no data: across accounts, the role may use the bucket only when the bucket's own policy allows it too",
+    )
 }
