@@ -1,15 +1,16 @@
 //! The open cycle's rows by hour: one data file per hour per cycle (more only past the target
 //! file size), whatever order the records come in, in bounded memory.
 //!
-//! Shaped like the `iceberg` crate's partitioning writers: the first [`OPEN_WRITERS`] hours of a
-//! cycle each get a data-file writer that rows stream into as they come (so checking and
-//! writing overlap for a stream, whose cycles span an hour or two). The rows of any further hour
-//! are held in memory, within [`BUFFER_BYTES`]; past that, every held row is spilled to an Arrow
-//! IPC file under the warehouse's `deliver-spill/` folder. When the cycle closes, each held
-//! hour's rows (spilled first, in the order spilled, then those in memory) are written into one
-//! data file, hour by hour. No writer is closed before the cycle ends, so no hour gets a second
-//! file, and a backfill over thousands of hours in any order needs memory for one hour's file
-//! at a time.
+//! Shaped like the `iceberg` crate's partitioning writers (`PartitioningWriter`: `write` by
+//! partition, then `close`), the hour standing for the partition key. The first
+//! [`OPEN_WRITERS`] hours of a cycle each get a data-file writer that rows stream into as they
+//! come (so checking and writing overlap for a stream, whose cycles span an hour or two). The
+//! rows of any further hour are held in memory, within [`BUFFER_BYTES`]; past that, every held
+//! row is spilled to an Arrow IPC file under the warehouse's `deliver-spill/` folder. When the
+//! cycle closes, each held hour's rows (spilled first, in the order spilled, then those in
+//! memory) are written into one data file, hour by hour. No writer is closed before the cycle
+//! ends, so no hour gets a second file, and a backfill over thousands of hours in any order
+//! needs memory for one hour's file at a time.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
@@ -18,13 +19,18 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use iceberg::spec::{DataFile, PartitionKey};
+use std::sync::Arc;
+
+use iceberg::spec::{DataFile, DataFileFormat, PartitionKey};
+use iceberg::table::Table;
 use iceberg::writer::base_writer::data_file_writer::DataFileWriterBuilder;
 use iceberg::writer::file_writer::location_generator::{
     DefaultFileNameGenerator, DefaultLocationGenerator,
 };
+use iceberg::writer::file_writer::rolling_writer::RollingFileWriterBuilder;
 use iceberg::writer::file_writer::ParquetWriterBuilder;
 use iceberg::writer::{IcebergWriter, IcebergWriterBuilder};
+use parquet::file::properties::WriterProperties;
 
 /// Makes the cycle's data-file writers; their file names share one counter.
 pub(crate) type Builder =
@@ -56,7 +62,7 @@ struct Held {
 }
 
 /// The open cycle's data files, by hour.
-pub(crate) struct HourFiles {
+pub(crate) struct HourWriters {
     builder: Builder,
     schema: SchemaRef,
     /// The hours with an open writer, in the order opened.
@@ -71,9 +77,39 @@ pub(crate) struct HourFiles {
     budget: usize,
 }
 
-impl HourFiles {
-    pub(crate) fn new(builder: Builder, schema: SchemaRef, warehouse: &Path) -> Self {
-        HourFiles {
+impl HourWriters {
+    /// A new cycle's writers for `table`'s current schema and location, and the prefix that
+    /// every data file of the cycle starts with (unique per cycle: the name generator numbers
+    /// files from 00000, so a fixed prefix would make a later cycle overwrite an earlier
+    /// cycle's files).
+    pub(crate) fn for_table(
+        table: &Table,
+        properties: WriterProperties,
+        warehouse: &Path,
+    ) -> Result<(Self, String), String> {
+        let metadata = table.metadata();
+        let schema = Arc::clone(metadata.current_schema());
+        let arrow_schema = Arc::new(
+            iceberg::arrow::schema_to_arrow_schema(&schema)
+                .map_err(|e| format!("the table's Arrow schema: {e}"))?,
+        );
+        let locations = DefaultLocationGenerator::new(metadata)
+            .map_err(|e| format!("the table's data location: {e}"))?;
+        let file_prefix = format!("data-{}", uuid::Uuid::new_v4());
+        let names =
+            DefaultFileNameGenerator::new(file_prefix.clone(), None, DataFileFormat::Parquet);
+        let rolling = RollingFileWriterBuilder::new_with_default_file_size(
+            ParquetWriterBuilder::new(properties, schema),
+            table.file_io().clone(),
+            locations,
+            names,
+        );
+        let files = HourWriters::new(DataFileWriterBuilder::new(rolling), arrow_schema, warehouse);
+        Ok((files, file_prefix))
+    }
+
+    fn new(builder: Builder, schema: SchemaRef, warehouse: &Path) -> Self {
+        HourWriters {
             builder,
             schema,
             open: Vec::new(),
@@ -86,7 +122,7 @@ impl HourFiles {
     }
 
     /// Rows of one hour: streamed into its writer, or held.
-    pub(crate) async fn push(
+    pub(crate) async fn write(
         &mut self,
         hour: Option<i32>,
         key: impl FnOnce() -> PartitionKey,
@@ -167,7 +203,7 @@ impl HourFiles {
     /// returns every data file, in that order. Every writer started is closed or waited for,
     /// even after a failure, so that no file is still being written when an abandoned cycle's
     /// files are removed.
-    pub(crate) async fn finish(
+    pub(crate) async fn close(
         mut self,
         key: &dyn Fn(Option<i32>) -> PartitionKey,
     ) -> Result<Vec<DataFile>, String> {
