@@ -379,41 +379,51 @@ fn compile_files(
             text_json <= 1.2,
         ));
         if transpiled {
-            match &setup.transpiler {
-                Ok(_) if commands.len() > 3 => {
-                    let (transpiler, faster) = (rounds.median(3), rounds.ratio(3, 1));
-                    let _ = writeln!(
-                        transpiler_line,
-                        "jsonschema-transpiler {TRANSPILER_VERSION} `--type bigquery` on the Mozilla file, in the same rounds: {} ({faster:.1}× our JSON run)",
-                        ms(transpiler),
-                    );
-                    goals.push((
-                        format!("at least 10× faster than jsonschema-transpiler ({faster:.1}×)"),
-                        faster >= 10.0,
-                    ));
-                }
-                transpiler => {
-                    let why = transpiler
-                        .as_ref()
-                        .err()
-                        .map_or("no result", String::as_str);
-                    let _ = writeln!(
-                        transpiler_line,
-                        "jsonschema-transpiler: not measured ({why})"
-                    );
-                    goals.push((
-                        format!(
-                            "at least 10× faster than jsonschema-transpiler (not measured: {why})"
-                        ),
-                        false,
-                    ));
-                }
-            }
+            transpiler_goal(setup, &rounds, commands.len(), &mut transpiler_line, goals);
         }
     }
     report.push('\n');
     report.push_str(&transpiler_line);
     Ok(())
+}
+
+/// jsonschema-transpiler's line and goal, from the rounds that ran it as the fourth command
+/// (when `commands` says it ran).
+fn transpiler_goal(
+    setup: &Setup,
+    rounds: &Rounds,
+    commands: usize,
+    transpiler_line: &mut String,
+    goals: &mut Vec<(String, bool)>,
+) {
+    match &setup.transpiler {
+        Ok(_) if commands > 3 => {
+            let (transpiler, faster) = (rounds.median(3), rounds.ratio(3, 1));
+            let _ = writeln!(
+                transpiler_line,
+                "jsonschema-transpiler {TRANSPILER_VERSION} `--type bigquery` on the Mozilla file, in the same rounds: {} ({faster:.1}× our JSON run)",
+                ms(transpiler),
+            );
+            goals.push((
+                format!("at least 10× faster than jsonschema-transpiler ({faster:.1}×)"),
+                faster >= 10.0,
+            ));
+        }
+        transpiler => {
+            let why = transpiler
+                .as_ref()
+                .err()
+                .map_or("no result", String::as_str);
+            let _ = writeln!(
+                transpiler_line,
+                "jsonschema-transpiler: not measured ({why})"
+            );
+            goals.push((
+                format!("at least 10× faster than jsonschema-transpiler (not measured: {why})"),
+                false,
+            ));
+        }
+    }
 }
 
 /// Peak memory on the Mozilla file, from /usr/bin/time (hyperfine does not measure it).
@@ -524,103 +534,12 @@ fn linear(
     );
     let (mut growth_lines, mut against_lines) = (String::new(), String::new());
     for (uppercase, sizes) in SERIES {
-        let unit = if uppercase { "diagnostic" } else { "column" };
-        let mut commands = Vec::new();
-        for n in sizes {
-            let path = setup.scratch.join(format!(
-                "{}-{n}.schema.json",
-                if uppercase { "uppercase" } else { "columns" }
-            ));
-            std::fs::write(&path, generated_schema(n, uppercase))
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            let file = path.to_str().ok_or("a scratch path that is not UTF-8")?;
-            commands.extend([
-                Cmd::new(&format!("floor {n}"), &setup.floor, &["--document", file]),
-                Cmd::new(
-                    &format!("json {n}"),
-                    &setup.tool,
-                    &["compile", "--format", "json", file],
-                ),
-                Cmd::new(
-                    &format!("text {n}"),
-                    &setup.tool,
-                    &["compile", "--color", "never", file],
-                ),
-            ]);
-        }
-        let rounds = paired(setup, &commands, false)?;
-        // Command `kind` (0 floor, 1 JSON, 2 text) at the `size`-th size of the series.
-        let at = |size: usize, kind: usize| size * 3 + kind;
-        for (size, n) in sizes.iter().enumerate() {
-            let label = if uppercase {
-                format!("{n} uppercase columns, {n} warnings")
-            } else {
-                format!("{n} columns")
-            };
-            let per = |kind: usize| {
-                let above_floor = rounds.difference(at(size, kind), at(size, 0));
-                format!("{:.2} µs/{unit}", above_floor * 1e6 / *n as f64)
-            };
-            let _ = writeln!(
-                report,
-                "| {label} | {} | {} | {} | {} | {} |",
-                ms(rounds.median(at(size, 0))),
-                ms(rounds.median(at(size, 1))),
-                per(1),
-                ms(rounds.median(at(size, 2))),
-                per(2)
-            );
-        }
-        // The steps of command `kind` within one round.
-        let round_steps = |round: &[f64], kind: usize| {
-            let time = |size: usize| round.get(at(size, kind)).copied();
-            Some(steps([time(0)?, time(1)?, time(2)?], sizes))
+        let lines = Lines {
+            report: &mut *report,
+            growth: &mut growth_lines,
+            against: &mut against_lines,
         };
-        // Each kind's three figures, each the median over the rounds of that round's figure.
-        let figures = |kind: usize| {
-            [0, 1, 2].map(|which| {
-                rounds.per_round(|round| round_steps(round, kind)?.get(which).copied())
-            })
-        };
-        let (floor_figures, json_figures, text_figures) = (figures(0), figures(1), figures(2));
-        let [floor, json, text] = [floor_figures, json_figures, text_figures].map(|f| f[2]);
-        let cell = |[small_step, large_step, growth]: [f64; 3]| {
-            format!(
-                "{:.2} → {:.2} µs ({growth:.2}×)",
-                small_step * 1e6,
-                large_step * 1e6
-            )
-        };
-        let _ = writeln!(
-            growth_lines,
-            "| {} → {} → {} {unit}s | {} | {} | {} |",
-            sizes[0],
-            sizes[1],
-            sizes[2],
-            cell(floor_figures),
-            cell(json_figures),
-            cell(text_figures)
-        );
-        // Our growth over the floor's, within each round.
-        let against_floor = |kind: usize| {
-            rounds.per_round(|round| {
-                let growth = |kind: usize| Some(round_steps(round, kind)?[2]);
-                Some(growth(kind)? / growth(0)?)
-            })
-        };
-        let (json_against, text_against) = (against_floor(1), against_floor(2));
-        let _ = writeln!(
-            against_lines,
-            "| {} → {} → {} {unit}s | {json_against:.2}× | {text_against:.2}× |",
-            sizes[0], sizes[1], sizes[2]
-        );
-        goals.push((
-            format!(
-                "cost per {unit} constant from {} to {}: an added {unit} costs {json:.2}× (JSON) and {text:.2}× (text) as much in the large step as in the small one, the floor's {floor:.2}×; that is {json_against:.2}× and {text_against:.2}× the floor's growth (at most {LINEAR_TOLERANCE}×)",
-                sizes[0], sizes[2]
-            ),
-            json_against.max(text_against) <= LINEAR_TOLERANCE,
-        ));
+        linear_series(setup, uppercase, sizes, lines, goals)?;
     }
     report.push_str(
         "\n(per unit: the median over the rounds of the run's time above the floor's, over the columns or diagnostics)\n",
@@ -634,6 +553,142 @@ fn linear(
         "\nthe goal: our growth over the floor's, the median of the rounds' ratios (at most {LINEAR_TOLERANCE}×)\n\n| series | JSON | text |\n|---|---:|---:|\n{against_lines}"
     );
     Ok(())
+}
+
+/// Where one series of [`linear`] writes: the per-size table, and the rows of the two
+/// summary tables that follow it.
+struct Lines<'a> {
+    report: &'a mut String,
+    growth: &'a mut String,
+    against: &'a mut String,
+}
+
+/// One series of [`linear`]: its three sizes and the floor in paired rounds, its rows in the
+/// tables, and its goal.
+fn linear_series(
+    setup: &Setup,
+    uppercase: bool,
+    sizes: [usize; 3],
+    lines: Lines<'_>,
+    goals: &mut Vec<(String, bool)>,
+) -> Result<(), String> {
+    let Lines {
+        report,
+        growth: growth_lines,
+        against: against_lines,
+    } = lines;
+    let unit = if uppercase { "diagnostic" } else { "column" };
+    let commands = series_commands(setup, uppercase, sizes)?;
+    let rounds = paired(setup, &commands, false)?;
+    // Command `kind` (0 floor, 1 JSON, 2 text) at the `size`-th size of the series.
+    let at = |size: usize, kind: usize| size * 3 + kind;
+    size_rows(report, &rounds, sizes, uppercase);
+    // The steps of command `kind` within one round.
+    let round_steps = |round: &[f64], kind: usize| {
+        let time = |size: usize| round.get(at(size, kind)).copied();
+        Some(steps([time(0)?, time(1)?, time(2)?], sizes))
+    };
+    // Each kind's three figures, each the median over the rounds of that round's figure.
+    let figures = |kind: usize| {
+        [0, 1, 2]
+            .map(|which| rounds.per_round(|round| round_steps(round, kind)?.get(which).copied()))
+    };
+    let (floor_figures, json_figures, text_figures) = (figures(0), figures(1), figures(2));
+    let [floor, json, text] = [floor_figures, json_figures, text_figures].map(|f| f[2]);
+    let cell = |[small_step, large_step, growth]: [f64; 3]| {
+        format!(
+            "{:.2} → {:.2} µs ({growth:.2}×)",
+            small_step * 1e6,
+            large_step * 1e6
+        )
+    };
+    let _ = writeln!(
+        growth_lines,
+        "| {} → {} → {} {unit}s | {} | {} | {} |",
+        sizes[0],
+        sizes[1],
+        sizes[2],
+        cell(floor_figures),
+        cell(json_figures),
+        cell(text_figures)
+    );
+    // Our growth over the floor's, within each round.
+    let against_floor = |kind: usize| {
+        rounds.per_round(|round| {
+            let growth = |kind: usize| Some(round_steps(round, kind)?[2]);
+            Some(growth(kind)? / growth(0)?)
+        })
+    };
+    let (json_against, text_against) = (against_floor(1), against_floor(2));
+    let _ = writeln!(
+        against_lines,
+        "| {} → {} → {} {unit}s | {json_against:.2}× | {text_against:.2}× |",
+        sizes[0], sizes[1], sizes[2]
+    );
+    goals.push((
+        format!(
+            "cost per {unit} constant from {} to {}: an added {unit} costs {json:.2}× (JSON) and {text:.2}× (text) as much in the large step as in the small one, the floor's {floor:.2}×; that is {json_against:.2}× and {text_against:.2}× the floor's growth (at most {LINEAR_TOLERANCE}×)",
+            sizes[0], sizes[2]
+        ),
+        json_against.max(text_against) <= LINEAR_TOLERANCE,
+    ));
+    Ok(())
+}
+
+/// A series' schemas, written to the scratch folder, and its commands: at each size, the
+/// floor, `compile --format json` and text.
+fn series_commands(setup: &Setup, uppercase: bool, sizes: [usize; 3]) -> Result<Vec<Cmd>, String> {
+    let mut commands = Vec::new();
+    for n in sizes {
+        let path = setup.scratch.join(format!(
+            "{}-{n}.schema.json",
+            if uppercase { "uppercase" } else { "columns" }
+        ));
+        std::fs::write(&path, generated_schema(n, uppercase))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let file = path.to_str().ok_or("a scratch path that is not UTF-8")?;
+        commands.extend([
+            Cmd::new(&format!("floor {n}"), &setup.floor, &["--document", file]),
+            Cmd::new(
+                &format!("json {n}"),
+                &setup.tool,
+                &["compile", "--format", "json", file],
+            ),
+            Cmd::new(
+                &format!("text {n}"),
+                &setup.tool,
+                &["compile", "--color", "never", file],
+            ),
+        ]);
+    }
+    Ok(commands)
+}
+
+/// The rows of one series in the per-size table: the floor, JSON and text medians, and the
+/// time above the floor per unit.
+fn size_rows(report: &mut String, rounds: &Rounds, sizes: [usize; 3], uppercase: bool) {
+    let unit = if uppercase { "diagnostic" } else { "column" };
+    let at = |size: usize, kind: usize| size * 3 + kind;
+    for (size, n) in sizes.iter().enumerate() {
+        let label = if uppercase {
+            format!("{n} uppercase columns, {n} warnings")
+        } else {
+            format!("{n} columns")
+        };
+        let per = |kind: usize| {
+            let above_floor = rounds.difference(at(size, kind), at(size, 0));
+            format!("{:.2} µs/{unit}", above_floor * 1e6 / *n as f64)
+        };
+        let _ = writeln!(
+            report,
+            "| {label} | {} | {} | {} | {} | {} |",
+            ms(rounds.median(at(size, 0))),
+            ms(rounds.median(at(size, 1))),
+            per(1),
+            ms(rounds.median(at(size, 2))),
+            per(2)
+        );
+    }
 }
 
 /// From one round's times at a series' three sizes: the cost of each unit added in the small

@@ -164,24 +164,10 @@ fn corpus(args: &[String]) -> Result<bool, String> {
 }
 
 fn main() -> ExitCode {
-    let task = std::env::args().nth(1);
-    let ok = match task.as_deref() {
-        Some("codegen") => {
-            write(
-                "docs/diagnostics.md",
-                &schema2iceberg::docs::diagnostics_markdown(),
-            ) & match schema2iceberg::check::output::report_schema() {
-                Ok(schema) => write("docs/report.schema.json", &schema),
-                Err(e) => {
-                    eprintln!("cannot serialize the report's JSON Schema: {e}");
-                    false
-                }
-            } & write(
-                "docs/outputs.md",
-                &schema2iceberg::docs::outputs_markdown(&repository_root()),
-            ) & write_mapping_sections()
-                & write_records_reasons()
-        }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rest = args.get(1..).unwrap_or_default();
+    let ok = match args.first().map(String::as_str) {
+        Some("codegen") => codegen(),
         Some("ci") => {
             let steps: [&[&str]; 3] = [
                 &["fmt", "--all", "--check"],
@@ -197,58 +183,21 @@ fn main() -> ExitCode {
             ];
             steps.iter().all(|step| cargo(step))
         }
-        Some("gen-records") => {
-            match gen_records::run(&std::env::args().skip(2).collect::<Vec<_>>()) {
-                Ok(()) => true,
-                Err(message) => {
-                    eprintln!("error: {message}");
-                    return ExitCode::from(2);
-                }
+        Some("gen-records") => match gen_records::run(rest) {
+            Ok(()) => true,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
             }
-        }
-        Some("corpus") => match corpus(&std::env::args().skip(2).collect::<Vec<_>>()) {
+        },
+        Some("corpus") => match corpus(rest) {
             Ok(ok) => ok,
             Err(message) => {
                 eprintln!("error: {message}");
                 return ExitCode::from(2);
             }
         },
-        Some("bench") if std::env::args().nth(2).as_deref() == Some("--instructions") => {
-            succeeded(bench_instructions())
-        }
-        Some("bench") if std::env::args().nth(2).as_deref() == Some("--records") => {
-            let args: Vec<String> = std::env::args().skip(3).collect();
-            succeeded(
-                bench_process::parse_args("--records", &args)
-                    .and_then(|options| bench_records::run(&repository_root(), &options, cargo)),
-            )
-        }
-        Some("bench") if std::env::args().nth(2).as_deref() == Some("--whole-process") => {
-            let args: Vec<String> = std::env::args().skip(3).collect();
-            succeeded(bench_whole::run(&repository_root(), &args, cargo))
-        }
-        Some("bench") if std::env::args().nth(2).as_deref() == Some("--backfill") => {
-            let args: Vec<String> = std::env::args().skip(3).collect();
-            succeeded(
-                bench_process::parse_args("--backfill", &args).and_then(|options| {
-                    bench_backfill::run(&repository_root(), options.runs, cargo)
-                }),
-            )
-        }
-        Some("bench") if std::env::args().nth(2).as_deref() == Some("--deliver") => {
-            let args: Vec<String> = std::env::args().skip(3).collect();
-            succeeded(
-                bench_process::parse_args("--deliver", &args)
-                    .and_then(|options| bench_deliver::run(&repository_root(), &options, cargo)),
-            )
-        }
-        Some("bench") => succeeded(bench().and_then(|()| {
-            bench_records::run(
-                &repository_root(),
-                &bench_process::Options::default(),
-                cargo,
-            )
-        })),
+        Some("bench") => bench_task(rest),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             true
@@ -262,6 +211,57 @@ fn main() -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// `cargo xtask codegen`: every generated document, from the code.
+fn codegen() -> bool {
+    write(
+        "docs/diagnostics.md",
+        &schema2iceberg::docs::diagnostics_markdown(),
+    ) & match schema2iceberg::check::output::report_schema() {
+        Ok(schema) => write("docs/report.schema.json", &schema),
+        Err(e) => {
+            eprintln!("cannot serialize the report's JSON Schema: {e}");
+            false
+        }
+    } & write(
+        "docs/outputs.md",
+        &schema2iceberg::docs::outputs_markdown(&repository_root()),
+    ) & write_mapping_sections()
+        & write_records_reasons()
+}
+
+/// `cargo xtask bench [FLAG] ...`: the benchmark FLAG names, or the criterion and records
+/// benches without one.
+fn bench_task(args: &[String]) -> bool {
+    let flag = args.first().map(String::as_str);
+    let rest = args.get(1..).unwrap_or_default();
+    let root = repository_root();
+    match flag {
+        Some("--instructions") => succeeded(bench_instructions()),
+        Some("--records") => succeeded(
+            bench_process::parse_args("--records", rest)
+                .and_then(|options| bench_records::run(&root, &options, cargo)),
+        ),
+        Some("--whole-process") => succeeded(bench_whole::run(&root, rest, cargo)),
+        Some("--backfill") => succeeded(
+            bench_process::parse_args("--backfill", rest)
+                .and_then(|options| bench_backfill::run(&root, options.runs, cargo)),
+        ),
+        Some("--deliver") => succeeded(
+            bench_process::parse_args("--deliver", rest)
+                .and_then(|options| bench_deliver::run(&root, &options, cargo)),
+        ),
+        Some(other) => {
+            eprintln!("error: unknown bench flag `{other}`\n\n{USAGE}");
+            false
+        }
+        None => {
+            succeeded(bench().and_then(|()| {
+                bench_records::run(&root, &bench_process::Options::default(), cargo)
+            }))
+        }
     }
 }
 
