@@ -16,7 +16,7 @@ const MAX_PEAK_BYTES: f64 = 300e6;
 
 /// What one deliver run wrote, from its `--format json` summary.
 #[derive(Debug, Clone, Copy, Default)]
-struct Written {
+pub struct Written {
     cycles: u64,
     data_files: u64,
     bytes: u64,
@@ -24,7 +24,7 @@ struct Written {
 
 /// Checks deliver's JSON summary: every record of the file delivered, none to the dead-letter
 /// queue, and the table holding exactly that many rows.
-fn check_summary(printed: &str, records: u64) -> Result<Written, String> {
+pub fn check_summary(printed: &str, records: u64) -> Result<Written, String> {
     let value: serde_json::Value = serde_json::from_str(printed)
         .map_err(|e| format!("its output is not the JSON summary ({e}):\n{printed}"))?;
     let number = |pointer: &str| {

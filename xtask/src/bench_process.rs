@@ -275,27 +275,38 @@ impl Bench {
     }
 }
 
-/// The generated file of `size` bytes, cached in `cache`; made again when the schema or the
-/// xtask binary (and so the generator) is newer than it.
+/// The generated file of `size` bytes for the benchmarks' schema, cached in `cache`.
 fn records_file(
     repository: &Path,
     cache: &Path,
     size: u64,
     stream: bool,
 ) -> Result<BenchFile, String> {
+    generated_file(&repository.join(SCHEMA), "every-type", cache, size, stream)
+}
+
+/// The generated file of `size` bytes for `schema` (seed 1, partition source [`PARTITION`]),
+/// named after `stem` and cached in `cache`; made again when the schema or the xtask binary
+/// (and so the generator) is newer than it.
+pub fn generated_file(
+    schema: &Path,
+    stem: &str,
+    cache: &Path,
+    size: u64,
+    stream: bool,
+) -> Result<BenchFile, String> {
     let kind = if stream { "-stream" } else { "" };
-    let path = cache.join(format!("every-type-seed{SEED}{kind}-{size}.ndjson"));
+    let path = cache.join(format!("{stem}-seed{SEED}{kind}-{size}.ndjson"));
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let schema = repository.join(SCHEMA);
     let inputs = [
-        modified(&schema),
+        modified(schema),
         std::env::current_exe().ok().and_then(|e| modified(&e)),
     ];
     let fresh =
         modified(&path).is_some_and(|made| inputs.iter().all(|i| i.is_none_or(|t| t <= made)));
     if !fresh {
         println!("== generating {} ({size} bytes)", path.display());
-        let mut generator = Generator::new(&schema, Some(PARTITION), SEED)?;
+        let mut generator = Generator::new(schema, Some(PARTITION), SEED)?;
         if stream {
             generator = generator.with_stream(Some(PARTITION))?;
         }

@@ -2,6 +2,7 @@
 
 mod bench_backfill;
 mod bench_deliver;
+mod bench_peers;
 mod bench_process;
 mod bench_records;
 mod bench_whole;
@@ -39,6 +40,15 @@ tasks:
             `schema2iceberg deliver` (each deliver run into a new warehouse in the target
             directory, checked to hold every record): wall time, MB/s, records/s, cores used,
             peak memory, and deliver / records; N runs each (default 5), taking turns, median
+  bench --peers [--size SIZE] [--runs N]
+            one file of order events (default 113MB, testdata/records/bench/orders.schema.json,
+            `gen-records --stream`): `schema2iceberg records` against ajv 8 on node (installed
+            with npm ci from xtask/peers into the target directory), `schema2iceberg deliver`
+            against pyarrow's JSON reader and pyiceberg's append (a venv in the target
+            directory, xtask/peers/requirements.txt), and both of ours on one core (taskset -c
+            0); every run's verdicts checked; wall time, MB/s, peak memory, the goals' ratios
+            and the load average; N runs each (default 3), taking turns, median. A peer whose
+            node, npm or python3 is missing is left out with the reason
   bench --backfill [--runs N]
             `schema2iceberg deliver` on two generated backfills in one cycle each (2,000 hours
             interleaved, 40,000 hours in time order; 40,000 records each): wall time, peak
@@ -249,6 +259,7 @@ fn bench_task(args: &[String]) -> bool {
             bench_process::parse_args("--backfill", rest)
                 .and_then(|options| bench_backfill::run(&root, options.runs, cargo)),
         ),
+        Some("--peers") => succeeded(bench_peers::run(&root, rest, cargo)),
         Some("--deliver") => succeeded(
             bench_process::parse_args("--deliver", rest)
                 .and_then(|options| bench_deliver::run(&root, &options, cargo)),
