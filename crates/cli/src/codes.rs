@@ -50,12 +50,12 @@ pub const TABLES: &[CodeTable] = &[
     CodeTable {
         group: "Mapping to Iceberg",
         file: "crates/mapper/src/codes.rs",
-        codes: schema2iceberg_mapper::codes::ALL,
+        codes: schema2iceberg_mapper::compiler::codes::ALL,
     },
     CodeTable {
         group: "Lints (check only)",
         file: "crates/mapper/src/lints.rs",
-        codes: schema2iceberg_mapper::lints::ALL,
+        codes: schema2iceberg_mapper::compiler::lints::ALL,
     },
     CodeTable {
         group: "Channel configuration (check only)",

@@ -3,8 +3,8 @@
 //! document alone; notes on placeholders and warnings go to standard error.
 
 use iceberg::spec::{PartitionSpec, Schema};
-use schema2iceberg_mapper::ddl::{self, Dialect};
-use schema2iceberg_mapper::table_metadata as tm;
+use schema2iceberg_mapper::formats::ddl::{self, Dialect};
+use schema2iceberg_mapper::formats::table_metadata as tm;
 
 use crate::deliver::Compression;
 use crate::Format;
@@ -91,7 +91,7 @@ pub(crate) fn document(
         Format::Avro => {
             let name = options.table.as_deref().unwrap_or(DEFAULT_AVRO_RECORD);
             Ok(HandedOn {
-                document: json(schema2iceberg_mapper::avro::avro_schema_json(schema, name)?)?,
+                document: json(schema2iceberg_mapper::formats::avro::avro_schema_json(schema, name)?)?,
                 notes: String::new(),
             })
         }
@@ -100,7 +100,7 @@ pub(crate) fn document(
             notes: String::new(),
         }),
         Format::ArrowJson => Ok(HandedOn {
-            document: json(schema2iceberg_mapper::arrow::arrow_schema_json(schema)?)?,
+            document: json(schema2iceberg_mapper::formats::arrow::arrow_schema_json(schema)?)?,
             notes: String::new(),
         }),
         Format::Ddl => {
@@ -145,7 +145,7 @@ pub(crate) fn document(
 /// Metadata is written in key order, so the bytes are the same on every run.
 fn arrow_ipc_schema(schema: &Schema) -> Result<Vec<u8>, String> {
     use arrow_ipc::writer::{write_message, DictionaryTracker, IpcDataGenerator, IpcWriteOptions};
-    let arrow = schema2iceberg_mapper::arrow::arrow_schema(schema)?;
+    let arrow = schema2iceberg_mapper::formats::arrow::arrow_schema(schema)?;
     let options = IpcWriteOptions::default();
     let encoded = IpcDataGenerator {}.schema_to_bytes_with_dictionary_tracker(
         &arrow,

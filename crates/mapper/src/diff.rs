@@ -20,9 +20,9 @@ use iceberg::spec::{NestedFieldRef, PartitionSpec, PrimitiveType, Schema, Type};
 use schema2iceberg_parser::{Location, Number};
 
 use crate::channel::RecordFormat;
-use crate::keywords::{self, Loosening};
-use crate::model::join;
-use crate::{ColumnSource, MAX_NESTING};
+use crate::compiler::keywords::{self, Loosening};
+use crate::compiler::model::join;
+use crate::compiler::{ColumnSource, MAX_NESTING};
 
 /// One side of a comparison: a compiled schema, or a table that already exists.
 #[derive(Debug, Clone, Copy)]
@@ -1201,11 +1201,11 @@ mod tests {
     #[test]
     fn a_table_side_without_sources_skips_constraints() {
         let compile = |text: &str| {
-            let options = crate::CompileOptions {
+            let options = crate::compiler::CompileOptions {
                 column_sources: true,
-                ..crate::CompileOptions::default()
+                ..crate::compiler::CompileOptions::default()
             };
-            let c = crate::compile_source("s.json", text, &options);
+            let c = crate::compiler::compile_source("s.json", text, &options);
             (c.schema.unwrap(), c.partition_spec.unwrap(), c.columns)
         };
         let (old_schema, old_spec, _) = compile(

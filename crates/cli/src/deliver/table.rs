@@ -14,7 +14,7 @@ use iceberg_catalog_sql::{
     SQL_CATALOG_PROP_WAREHOUSE,
 };
 use schema2iceberg_mapper::records::RecordChecker;
-use schema2iceberg_mapper::table_metadata;
+use schema2iceberg_mapper::formats::table_metadata;
 
 use super::target::Target;
 

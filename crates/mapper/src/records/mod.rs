@@ -47,7 +47,7 @@ pub use reason::{reason_table, with_reason_table, Reason};
 pub use row::Cell;
 pub use values::{decimal_text, timestamptz_micros, timestamptz_text};
 
-use crate::{compile, CompileOptions, Compiled};
+use crate::compiler::{compile, CompileOptions, Compiled};
 
 /// How the channel reads a record's bytes (`RecordFormatType` of an MSK channel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

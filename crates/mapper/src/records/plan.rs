@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use iceberg::spec::{NestedFieldRef, PrimitiveType, Schema, Type};
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::model::join;
-use crate::ColumnSource;
+use crate::compiler::model::join;
+use crate::compiler::ColumnSource;
 
 /// How one column's values are converted.
 #[derive(Debug, Clone)]

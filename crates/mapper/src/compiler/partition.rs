@@ -3,8 +3,8 @@
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::{Diagnostic, Location, Workspace};
 
-use crate::codes;
-use crate::model::{join, walk, Column, Ty};
+use crate::compiler::codes;
+use crate::compiler::model::{join, walk, Column, Ty};
 
 /// Finds `path` (dotted, through structs only) among `columns`. A column whose whole name is
 /// `path` wins; otherwise each struct whose name is a dotted prefix is tried in turn.

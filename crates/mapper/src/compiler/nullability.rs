@@ -6,8 +6,8 @@ use rustc_hash::FxHashSet as HashSet;
 
 use schema2iceberg_parser::{Diagnostic, Workspace};
 
-use crate::codes;
-use crate::model::{walk, Column};
+use crate::compiler::codes;
+use crate::compiler::model::{walk, Column};
 
 /// Adds a `required-but-nullable` note for every column that its parent's `required` lists but
 /// that is optional in `columns`. A definition used by several columns is reported once.

@@ -13,8 +13,8 @@ use schema2iceberg_parser::{
 
 use super::all_of::{first, merge_properties, merge_required, Definition, MergedProperties};
 use super::{Mapped, Mapper};
-use crate::codes;
-use crate::model::{join, Column, Slot, Ty};
+use crate::compiler::codes;
+use crate::compiler::model::{join, Column, Slot, Ty};
 
 impl Mapper<'_> {
     /// The column of an object (rule 7): a struct from its merged `properties`, else a map from

@@ -5,10 +5,10 @@
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::{Diagnostic, Workspace};
 
-use crate::codes;
-use crate::ddl::{self, Dialect};
-use crate::model::{Column, Ty};
-use crate::MAX_NESTING;
+use crate::compiler::codes;
+use crate::formats::ddl::{self, Dialect};
+use crate::compiler::model::{Column, Ty};
+use crate::compiler::MAX_NESTING;
 
 /// Adds a note for every named column whose type, or the type of a list element or map value it
 /// holds, some dialect cannot create. Paths are joined only for the columns reported, so a wide

@@ -4,7 +4,7 @@
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use crate::Compiled;
+use crate::compiler::Compiled;
 use schema2iceberg_parser::Diagnostic;
 
 /// The whole result as one JSON object. `schema` and `partition-spec` are `null` when the

@@ -13,9 +13,9 @@ use schema2iceberg_parser::{
 
 use super::Mapper;
 use super::MAX_FRAMES;
-use crate::codes;
-use crate::keywords;
-use crate::model::Constraints;
+use crate::compiler::codes;
+use crate::compiler::keywords;
+use crate::compiler::model::Constraints;
 
 impl Mapper<'_> {
     /// The schema and its `allOf` branches (recursively, after `$ref`), in order: the parts whose

@@ -5,8 +5,8 @@ use schema2iceberg_parser::{Items, Keyword, Keywords, SchemaId};
 
 use super::all_of::first;
 use super::Mapper;
-use crate::codes;
-use crate::model::{join, Slot, Ty};
+use crate::compiler::codes;
+use crate::compiler::model::{join, Slot, Ty};
 
 impl Mapper<'_> {
     pub(super) fn array_type(

@@ -10,8 +10,8 @@ use schema2iceberg_parser::{
 
 use super::all_of::first;
 use super::Mapper;
-use crate::codes;
-use crate::model::Ty;
+use crate::compiler::codes;
+use crate::compiler::model::Ty;
 
 /// The first integer that does not fit in int32.
 const TWO_POW_31: &str = "2147483648";

@@ -1,5 +1,5 @@
 //! Lints for the `check` gate: problems the channel does not reject, but that make the table
-//! hard to use. They run only when [`crate::CompileOptions::lints`] is set.
+//! hard to use. They run only when [`super::CompileOptions::lints`] is set.
 
 // Lookups only (never iterated into output), so a fast non-random hasher is safe.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -7,9 +7,9 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::{Diagnostic, Location, Span, Workspace};
 
-use crate::codes;
-use crate::map::MAX_NESTING;
-use crate::model::{walk, Column, Ty};
+use crate::compiler::codes;
+use crate::compiler::map::MAX_NESTING;
+use crate::compiler::model::{walk, Column, Ty};
 
 schema2iceberg_parser::code_table! {
     NO_PARTITION_CANDIDATE = "no-partition-candidate", Warning, rule [] section "lints",

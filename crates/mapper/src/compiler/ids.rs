@@ -7,7 +7,7 @@ use iceberg::spec::{
     ListType, MapType, NestedField, NestedFieldRef, PrimitiveType, StructType, Type,
 };
 
-use crate::model::{Column, Ty};
+use crate::compiler::model::{Column, Ty};
 
 /// Numbers the fields of a struct first, in order, and only then descends into each field's
 /// type; a list takes its element id before descending, a map its key and then its value id.

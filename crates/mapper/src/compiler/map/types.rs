@@ -7,8 +7,8 @@ use schema2iceberg_parser::{Keyword, Keywords, SchemaId, Site, TypeName, Workspa
 
 use super::scalar::TYPE_GIVING_FORMATS;
 use super::{Mapped, Mapper};
-use crate::codes;
-use crate::keywords;
+use crate::compiler::codes;
+use crate::compiler::keywords;
 
 impl Mapper<'_> {
     /// The column that the parts' `anyOf`/`oneOf` gives (rule 10): `Break` with the union's

@@ -22,10 +22,10 @@ pub const KEY_ID: &str = "key-id";
 /// See [`KEY_ID`].
 pub const VALUE_ID: &str = "value-id";
 
-/// How deep the conversion goes. A compiled table nests at most [`crate::MAX_NESTING`] structs,
+/// How deep the conversion goes. A compiled table nests at most [`crate::compiler::MAX_NESTING`] structs,
 /// and each level may add a list and a map around them; a deeper schema is refused rather than
 /// risking the stack.
-const MAX_DEPTH: usize = 4 * crate::MAX_NESTING;
+const MAX_DEPTH: usize = 4 * crate::compiler::MAX_NESTING;
 
 /// The Avro schema of a row of `schema`, as JSON: what [`avro_schema`] builds, serialized by
 /// `apache-avro`, with `adjust-to-utc: true` on every `timestamp-micros`. The Iceberg spec
@@ -35,7 +35,7 @@ pub fn avro_schema_json(schema: &Schema, record_name: &str) -> Result<Value, Str
     let mut json = serde_json::to_value(&avro)
         .map_err(|e| format!("the Avro library could not write the schema: {e}"))?;
     // Every timestamp of the table is timestamptz.
-    crate::json_walk::each_object(&mut json, |object| {
+    crate::formats::json_walk::each_object(&mut json, |object| {
         if object.get("logicalType").and_then(Value::as_str) == Some("timestamp-micros") {
             object.insert("adjust-to-utc".to_string(), Value::Bool(true));
         }

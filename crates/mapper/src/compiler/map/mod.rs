@@ -23,9 +23,9 @@ use schema2iceberg_parser::{
     Code, Diagnostic, Keywords, SchemaId, SchemaKind, Site, TypeName, Workspace,
 };
 
-use crate::codes;
-use crate::keywords::{self, Role};
-use crate::model::{Constraints, Ty};
+use crate::compiler::codes;
+use crate::compiler::keywords::{self, Role};
+use crate::compiler::model::{Constraints, Ty};
 use scalar::string_type;
 
 /// Deepest chain of `$ref`/`allOf` steps the walk follows.

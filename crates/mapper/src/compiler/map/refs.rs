@@ -6,8 +6,8 @@ use schema2iceberg_parser::{Keywords, SchemaId};
 
 use super::MAX_FRAMES;
 use super::{Mapped, Mapper};
-use crate::codes;
-use crate::keywords::{self};
+use crate::compiler::codes;
+use crate::compiler::keywords::{self};
 
 /// Whether a keyword beside `$ref` would change the column or which records are valid if it
 /// were not ignored: what gives a type, and what validates.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use schema2iceberg_parser::{SchemaKind, Site, Workspace};
 
-use crate::ColumnSource;
+use crate::compiler::ColumnSource;
 
 /// A column type without field ids.
 #[derive(Debug, Clone)]

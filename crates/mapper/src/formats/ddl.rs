@@ -76,7 +76,7 @@ pub struct Ddl {
 }
 
 /// How deep the column types go: far below any compiled table's nesting.
-const MAX_DEPTH: usize = 4 * crate::MAX_NESTING;
+const MAX_DEPTH: usize = 4 * crate::compiler::MAX_NESTING;
 
 /// The `CREATE TABLE` statement of the table in `dialect`. An error names every column whose
 /// type the dialect cannot create at all (Athena and Spark have no `time` or `uuid` column).

@@ -5,7 +5,7 @@
 use schema2iceberg_parser::SchemaId;
 
 use super::Mapper;
-use crate::codes;
+use crate::compiler::codes;
 
 /// Deepest nesting of structs, lists and maps that the channel accepts.
 pub const MAX_NESTING: usize = 16;

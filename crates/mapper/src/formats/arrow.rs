@@ -21,7 +21,7 @@ pub fn arrow_schema_json(schema: &Schema) -> Result<Value, String> {
     let arrow = arrow_schema(schema)?;
     let mut json = serde_json::to_value(&arrow)
         .map_err(|e| format!("the Arrow library could not write the schema: {e}"))?;
-    crate::json_walk::each_object(&mut json, |object| {
+    crate::formats::json_walk::each_object(&mut json, |object| {
         if let Some(Value::Object(metadata)) = object.get_mut("metadata") {
             metadata.sort_keys();
         }
