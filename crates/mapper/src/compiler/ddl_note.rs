@@ -6,9 +6,9 @@ use iceberg::spec::PrimitiveType;
 use schema2iceberg_parser::{Diagnostic, Workspace};
 
 use crate::compiler::codes;
-use crate::formats::ddl::{self, Dialect};
 use crate::compiler::model::{Column, Ty};
 use crate::compiler::MAX_NESTING;
+use crate::formats::ddl::{self, Dialect};
 
 /// Adds a note for every named column whose type, or the type of a list element or map value it
 /// holds, some dialect cannot create. Paths are joined only for the columns reported, so a wide

@@ -11,6 +11,8 @@ use apache_avro::Schema as AvroSchema;
 use iceberg::spec::{NestedField, PrimitiveType, Schema, StructType, Type};
 use serde_json::Value;
 
+use super::FormatError;
+
 /// The Avro attribute that carries an Iceberg field id on a record field.
 pub const FIELD_ID: &str = "field-id";
 /// The attribute that keeps a column's Iceberg name when it is not a valid Avro name.
@@ -30,10 +32,11 @@ const MAX_DEPTH: usize = 4 * crate::compiler::MAX_NESTING;
 /// The Avro schema of a row of `schema`, as JSON: what [`avro_schema`] builds, serialized by
 /// `apache-avro`, with `adjust-to-utc: true` on every `timestamp-micros`. The Iceberg spec
 /// asks for that attribute, and `apache-avro`'s logical types carry no attributes.
-pub fn avro_schema_json(schema: &Schema, record_name: &str) -> Result<Value, String> {
+pub fn avro_schema_json(schema: &Schema, record_name: &str) -> Result<Value, FormatError> {
     let avro = avro_schema(schema, record_name)?;
-    let mut json = serde_json::to_value(&avro)
-        .map_err(|e| format!("the Avro library could not write the schema: {e}"))?;
+    let mut json = serde_json::to_value(&avro).map_err(|e| {
+        FormatError::library(format!("the Avro library could not write the schema: {e}"))
+    })?;
     // Every timestamp of the table is timestamptz.
     crate::formats::json_walk::each_object(&mut json, |object| {
         if object.get("logicalType").and_then(Value::as_str) == Some("timestamp-micros") {
@@ -53,7 +56,7 @@ pub fn avro_schema_json(schema: &Schema, record_name: &str) -> Result<Value, Str
 /// Java library does (`_x` and the hex of each other character) and kept in
 /// `iceberg-field-name`. Named types are written once and referred to by name afterwards, as
 /// Avro requires.
-pub fn avro_schema(schema: &Schema, record_name: &str) -> Result<AvroSchema, String> {
+pub fn avro_schema(schema: &Schema, record_name: &str) -> Result<AvroSchema, FormatError> {
     let mut converter = Converter::default();
     converter.record(&avro_name(record_name), schema.as_struct(), 0)
 }
@@ -70,21 +73,21 @@ impl Converter {
         name: &str,
         fields: &StructType,
         depth: usize,
-    ) -> Result<AvroSchema, String> {
+    ) -> Result<AvroSchema, FormatError> {
         if depth > MAX_DEPTH {
-            return Err(format!(
+            return Err(FormatError::unsupported(format!(
                 "the table nests deeper than {MAX_DEPTH} levels, which no compiled table does"
-            ));
+            )));
         }
         let mut avro_fields = Vec::with_capacity(fields.fields().len());
         let mut lookup = BTreeMap::new();
         for (position, field) in fields.fields().iter().enumerate() {
             let record_field = self.record_field(field, position, depth)?;
             if lookup.insert(record_field.name.clone(), position).is_some() {
-                return Err(format!(
+                return Err(FormatError::unsupported(format!(
                     "two columns of one struct have the Avro name `{}`",
                     record_field.name
-                ));
+                )));
             }
             avro_fields.push(record_field);
         }
@@ -103,7 +106,7 @@ impl Converter {
         field: &NestedField,
         position: usize,
         depth: usize,
-    ) -> Result<RecordField, String> {
+    ) -> Result<RecordField, FormatError> {
         let schema = self.optional_if(field, depth)?;
         let name = avro_name(&field.name);
         let mut custom_attributes = BTreeMap::new();
@@ -128,17 +131,28 @@ impl Converter {
 
     /// The schema of a field, list element or map value: a union with null first when the
     /// field is optional.
-    fn optional_if(&mut self, field: &NestedField, depth: usize) -> Result<AvroSchema, String> {
+    fn optional_if(
+        &mut self,
+        field: &NestedField,
+        depth: usize,
+    ) -> Result<AvroSchema, FormatError> {
         let schema = self.of_type(&field.field_type, field.id, depth)?;
         if field.required {
             return Ok(schema);
         }
         UnionSchema::new(vec![AvroSchema::Null, schema])
             .map(AvroSchema::Union)
-            .map_err(|e| format!("the Avro library refused an optional field: {e}"))
+            .map_err(|e| {
+                FormatError::library(format!("the Avro library refused an optional field: {e}"))
+            })
     }
 
-    fn of_type(&mut self, ty: &Type, field_id: i32, depth: usize) -> Result<AvroSchema, String> {
+    fn of_type(
+        &mut self,
+        ty: &Type,
+        field_id: i32,
+        depth: usize,
+    ) -> Result<AvroSchema, FormatError> {
         match ty {
             Type::Primitive(primitive) => self.primitive(primitive),
             Type::Struct(fields) => self.record(&format!("r{field_id}"), fields, depth + 1),
@@ -151,10 +165,10 @@ impl Converter {
             })),
             Type::Map(map) => {
                 if *map.key_field.field_type != Type::Primitive(PrimitiveType::String) {
-                    return Err(format!(
+                    return Err(FormatError::unsupported(format!(
                         "the map `{}` has keys of type {}; the channel's maps have string keys",
                         map.key_field.name, map.key_field.field_type
-                    ));
+                    )));
                 }
                 Ok(AvroSchema::Map(MapSchema {
                     types: Box::new(self.optional_if(&map.value_field, depth + 1)?),
@@ -167,7 +181,7 @@ impl Converter {
         }
     }
 
-    fn primitive(&mut self, primitive: &PrimitiveType) -> Result<AvroSchema, String> {
+    fn primitive(&mut self, primitive: &PrimitiveType) -> Result<AvroSchema, FormatError> {
         Ok(match primitive {
             PrimitiveType::Boolean => AvroSchema::Boolean,
             PrimitiveType::Int => AvroSchema::Int,
@@ -185,7 +199,7 @@ impl Converter {
             }
             PrimitiveType::Decimal { precision, scale } => {
                 let size = iceberg::spec::Type::decimal_required_bytes(*precision)
-                    .map_err(|e| e.message().to_string())?;
+                    .map_err(|e| FormatError::library(e.message()))?;
                 let inner = self.fixed(
                     &format!("decimal_{precision}_{scale}"),
                     size as usize,
@@ -207,9 +221,9 @@ impl Converter {
             | PrimitiveType::TimestampNs
             | PrimitiveType::TimestamptzNs
             | PrimitiveType::Fixed(_) => {
-                return Err(format!(
+                return Err(FormatError::unsupported(format!(
                     "the table has a column of type {primitive}, which no channel creates"
-                ))
+                )))
             }
         })
     }
@@ -220,7 +234,7 @@ impl Converter {
         name: &str,
         size: usize,
         attributes: BTreeMap<String, Value>,
-    ) -> Result<AvroSchema, String> {
+    ) -> Result<AvroSchema, FormatError> {
         let name = name_of(name)?;
         if !self.defined.insert(name.name.clone()) {
             return Ok(AvroSchema::Ref { name });
@@ -236,8 +250,9 @@ impl Converter {
     }
 }
 
-fn name_of(name: &str) -> Result<Name, String> {
-    Name::new(name).map_err(|e| format!("`{name}` is not a valid Avro name: {e}"))
+fn name_of(name: &str) -> Result<Name, FormatError> {
+    Name::new(name)
+        .map_err(|e| FormatError::library(format!("`{name}` is not a valid Avro name: {e}")))
 }
 
 /// `name` as a valid Avro name: Iceberg's Java library's rewriting (`AvroSchemaUtil.sanitize`),

@@ -10,6 +10,8 @@ use std::borrow::Cow;
 
 use iceberg::spec::{NestedField, PartitionSpec, PrimitiveType, Schema, Transform, Type};
 
+use super::FormatError;
+
 /// The SQL dialect of the DDL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
@@ -85,7 +87,7 @@ pub fn create_table(
     spec: &PartitionSpec,
     table: &DdlTable,
     dialect: Dialect,
-) -> Result<Ddl, String> {
+) -> Result<Ddl, FormatError> {
     let mut writer = Writer {
         dialect,
         warnings: Warnings::default(),
@@ -105,13 +107,13 @@ pub fn create_table(
                 ways_out.push(way);
             }
         }
-        return Err(format!(
+        return Err(FormatError::unsupported(format!(
             "{}'s CREATE TABLE has no type for these columns of the channel's table, so no {} DDL can create it: {}; {}",
             dialect.title(),
             dialect.title(),
             columns.join(", "),
             ways_out.join("; ")
-        ));
+        )));
     }
     let partition = partition_clause(schema, spec, dialect)?;
     let name = format!(
@@ -262,7 +264,7 @@ struct Writer {
 
 impl Writer {
     /// A top-level column: its name, type, NOT NULL and comment.
-    fn column(&mut self, field: &NestedField, parent: &str) -> Result<String, String> {
+    fn column(&mut self, field: &NestedField, parent: &str) -> Result<String, FormatError> {
         let path = join(parent, &field.name);
         self.check_name(&field.name, &path);
         let mut out = format!(
@@ -290,11 +292,11 @@ impl Writer {
         }
     }
 
-    fn of_type(&mut self, ty: &Type, path: &str, depth: usize) -> Result<String, String> {
+    fn of_type(&mut self, ty: &Type, path: &str, depth: usize) -> Result<String, FormatError> {
         if depth > MAX_DEPTH {
-            return Err(format!(
+            return Err(FormatError::unsupported(format!(
                 "the column `{path}` nests deeper than {MAX_DEPTH} levels, which no compiled table does"
-            ));
+            )));
         }
         let dialect = self.dialect;
         Ok(match ty {
@@ -447,20 +449,20 @@ fn partition_clause(
     schema: &Schema,
     spec: &PartitionSpec,
     dialect: Dialect,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, FormatError> {
     let mut clauses = Vec::new();
     for field in spec.fields() {
         let Some(path) = schema.name_by_field_id(field.source_id) else {
-            return Err(format!(
+            return Err(FormatError::unsupported(format!(
                 "the partition field `{}` has no source column",
                 field.name
-            ));
+            )));
         };
         if field.transform != Transform::Hour {
-            return Err(format!(
+            return Err(FormatError::unsupported(format!(
                 "the partition field `{}` has the transform {}, not the channel's hour",
                 field.name, field.transform
-            ));
+            )));
         }
         let parts = path.split('.').collect::<Vec<_>>();
         let quoted = parts

@@ -5,6 +5,9 @@
 pub mod arrow;
 pub mod avro;
 pub mod ddl;
+mod error;
 mod json_walk;
 pub mod report;
 pub mod table_metadata;
+
+pub use error::{ErrorKind, FormatError};

@@ -8,6 +8,8 @@ use iceberg::spec::{
     FormatVersion, PartitionSpec, Schema, SortOrder, TableMetadata, TableMetadataBuilder,
 };
 
+use super::FormatError;
+
 /// The table property that names the Parquet codec.
 pub const CODEC_PROPERTY: &str = "write.parquet.compression-codec";
 
@@ -42,7 +44,7 @@ pub fn table_metadata(
     schema: &Schema,
     spec: &PartitionSpec,
     settings: &TableSettings,
-) -> Result<TableMetadata, String> {
+) -> Result<TableMetadata, FormatError> {
     let properties: HashMap<String, String> = settings.properties.iter().cloned().collect();
     TableMetadataBuilder::new(
         schema.clone(),
@@ -56,10 +58,10 @@ pub fn table_metadata(
     .and_then(TableMetadataBuilder::build)
     .map(|built| built.metadata)
     .map_err(|e| {
-        format!(
+        FormatError::library(format!(
             "the Iceberg library rejected the table metadata: {}",
             e.message()
-        )
+        ))
     })
 }
 
@@ -67,9 +69,12 @@ pub fn table_metadata(
 /// time of the build, which becomes 0 here (the channel's table gets the time it is created),
 /// and keeps the properties in a hash map, whose order changes from run to run, so they are
 /// sorted by key.
-pub fn table_metadata_json(metadata: &TableMetadata) -> Result<serde_json::Value, String> {
-    let mut json = serde_json::to_value(metadata)
-        .map_err(|e| format!("the Iceberg library could not write the table metadata: {e}"))?;
+pub fn table_metadata_json(metadata: &TableMetadata) -> Result<serde_json::Value, FormatError> {
+    let mut json = serde_json::to_value(metadata).map_err(|e| {
+        FormatError::library(format!(
+            "the Iceberg library could not write the table metadata: {e}"
+        ))
+    })?;
     if let Some(object) = json.as_object_mut() {
         if let Some(stamp) = object.get_mut("last-updated-ms") {
             *stamp = serde_json::Value::from(0);
