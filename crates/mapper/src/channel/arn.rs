@@ -1,7 +1,7 @@
 //! ARN patterns of the Kinesis and MSK channel APIs, each written out as a check that says which
 //! part of a bad ARN is wrong.
 
-use super::fields::{describe_char, first_bad, is_account};
+use super::names::{describe_char, first_bad, is_account};
 
 /// The six colon-separated fields of an ARN; the resource keeps any further colons.
 pub(super) struct Arn<'s> {

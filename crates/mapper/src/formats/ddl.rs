@@ -98,22 +98,7 @@ pub fn create_table(
         columns.push(writer.column(field, "")?);
     }
     if !writer.unsupported.is_empty() {
-        let mut columns = Vec::new();
-        let mut ways_out: Vec<String> = Vec::new();
-        for (path, primitive) in &writer.unsupported {
-            columns.push(format!("`{path}` ({primitive})"));
-            let way = format!("for the {primitive} columns, {}", way_out(primitive));
-            if !ways_out.contains(&way) {
-                ways_out.push(way);
-            }
-        }
-        return Err(FormatError::unsupported(format!(
-            "{}'s CREATE TABLE has no type for these columns of the channel's table, so no {} DDL can create it: {}; {}",
-            dialect.title(),
-            dialect.title(),
-            columns.join(", "),
-            ways_out.join("; ")
-        )));
+        return Err(no_type_for(dialect, &writer.unsupported));
     }
     let partition = partition_clause(schema, spec, dialect)?;
     let name = format!(
@@ -122,20 +107,63 @@ pub fn create_table(
         quote(&table.table, dialect)
     );
     let mut sql = format!("CREATE TABLE {name} (\n  {}\n)", columns.join(",\n  "));
+    sql.push_str(&table_clauses(
+        table,
+        partition.as_deref(),
+        dialect,
+        &mut writer.warnings,
+    ));
+    sql.push_str(";\n");
+    Ok(Ddl {
+        sql,
+        warnings: writer.warnings.finish(dialect),
+    })
+}
+
+/// The error for columns whose type `dialect` has no column type for, with the way out for
+/// each type.
+fn no_type_for(dialect: Dialect, unsupported: &[(String, PrimitiveType)]) -> FormatError {
+    let mut columns = Vec::new();
+    let mut ways_out: Vec<String> = Vec::new();
+    for (path, primitive) in unsupported {
+        columns.push(format!("`{path}` ({primitive})"));
+        let way = format!("for the {primitive} columns, {}", way_out(primitive));
+        if !ways_out.contains(&way) {
+            ways_out.push(way);
+        }
+    }
+    FormatError::unsupported(format!(
+        "{}'s CREATE TABLE has no type for these columns of the channel's table, so no {} DDL can create it: {}; {}",
+        dialect.title(),
+        dialect.title(),
+        columns.join(", "),
+        ways_out.join("; ")
+    ))
+}
+
+/// What follows the column list in `dialect`: the partition, the location and the table
+/// properties.
+fn table_clauses(
+    table: &DdlTable,
+    partition: Option<&str>,
+    dialect: Dialect,
+    warnings: &mut Warnings,
+) -> String {
+    let mut out = String::new();
     match dialect {
         Dialect::Athena => {
-            if let Some(partition) = &partition {
-                sql.push_str(&format!("\nPARTITIONED BY ({partition})"));
+            if let Some(partition) = partition {
+                out.push_str(&format!("\nPARTITIONED BY ({partition})"));
             }
             if let Some(location) = &table.location {
-                sql.push_str(&format!("\nLOCATION {}", string(location, dialect)));
+                out.push_str(&format!("\nLOCATION {}", string(location, dialect)));
             }
             let codec = if table.codec == "uncompressed" {
                 "none"
             } else {
                 table.codec.as_str()
             };
-            sql.push_str(&properties(
+            out.push_str(&properties(
                 "TBLPROPERTIES",
                 &[
                     ("table_type", string("ICEBERG", dialect)),
@@ -146,14 +174,14 @@ pub fn create_table(
             ));
         }
         Dialect::Spark => {
-            sql.push_str("\nUSING iceberg");
-            if let Some(partition) = &partition {
-                sql.push_str(&format!("\nPARTITIONED BY ({partition})"));
+            out.push_str("\nUSING iceberg");
+            if let Some(partition) = partition {
+                out.push_str(&format!("\nPARTITIONED BY ({partition})"));
             }
             if let Some(location) = &table.location {
-                sql.push_str(&format!("\nLOCATION {}", string(location, dialect)));
+                out.push_str(&format!("\nLOCATION {}", string(location, dialect)));
             }
-            sql.push_str(&properties(
+            out.push_str(&properties(
                 "TBLPROPERTIES",
                 &[
                     ("format-version", string("2", dialect)),
@@ -171,7 +199,7 @@ pub fn create_table(
                 ("format", string("PARQUET", dialect)),
                 ("format_version", "2".to_string()),
             ];
-            if let Some(partition) = &partition {
+            if let Some(partition) = partition {
                 with.push((
                     "partitioning",
                     format!("ARRAY[{}]", string(partition, dialect)),
@@ -180,20 +208,16 @@ pub fn create_table(
             if let Some(location) = &table.location {
                 with.push(("location", string(location, dialect)));
             }
-            sql.push_str(&properties("WITH", &with, dialect));
+            out.push_str(&properties("WITH", &with, dialect));
             if table.codec != "zstd" {
-                writer.warnings.add(format!(
+                warnings.add(format!(
                     "Trino's Iceberg connector takes the Parquet codec from the catalog, not from CREATE TABLE: the channel writes `{}`, Trino writes the catalog's `iceberg.compression-codec` (ZSTD unless set)",
                     table.codec
                 ));
             }
         }
     }
-    sql.push_str(";\n");
-    Ok(Ddl {
-        sql,
-        warnings: writer.warnings.finish(dialect),
-    })
+    out
 }
 
 /// Columns the statement cannot render exactly, gathered by kind so that each warning names
