@@ -12,6 +12,7 @@ use crate::compiler::model::{Column, Ty};
 /// Numbers the fields of a struct first, in order, and only then descends into each field's
 /// type; a list takes its element id before descending, a map its key and then its value id.
 /// The columns are consumed, so that names and docs move into the fields instead of being copied.
+// Not iceberg's `SchemaVisitor`: fresh ids go to a struct's fields before what they hold.
 pub(crate) fn build_fields(columns: Vec<Column>) -> Vec<NestedFieldRef> {
     let mut next = 1;
     build_struct(columns, &mut next)

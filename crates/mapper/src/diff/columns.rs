@@ -46,6 +46,7 @@ pub(super) enum Slot {
     Other,
 }
 
+// Not iceberg's `SchemaVisitor`: the walk goes down two tables at once, matching fields by name.
 pub(super) struct Walk<'a> {
     pub(super) old: HashMap<&'a str, &'a ColumnSource>,
     pub(super) new: HashMap<&'a str, &'a ColumnSource>,

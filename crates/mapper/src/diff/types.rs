@@ -61,6 +61,7 @@ impl Walk<'_> {
 
 /// `int`, `decimal(38, 2)`, `struct<a: int, b: list<string>>`, `map<string, long>`; `…` below
 /// the nesting guard.
+// Not iceberg's `SchemaVisitor`: below `MAX_DEPTH` this writes `…`; `visit_schema` goes on.
 pub(super) fn render(ty: &Type, depth: usize) -> String {
     if depth > MAX_DEPTH {
         return "…".to_string();

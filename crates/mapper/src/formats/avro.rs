@@ -67,6 +67,7 @@ struct Converter {
     defined: BTreeSet<String>,
 }
 
+// Not iceberg's `SchemaVisitor`: this walk stops at `MAX_DEPTH`; `visit_schema` has no limit.
 impl Converter {
     fn record(
         &mut self,

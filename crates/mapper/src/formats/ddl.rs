@@ -286,6 +286,7 @@ struct Writer {
     unsupported: Vec<(String, PrimitiveType)>,
 }
 
+// Not iceberg's `SchemaVisitor`: this walk stops at `MAX_DEPTH`; `visit_schema` has no limit.
 impl Writer {
     /// A top-level column: its name, type, NOT NULL and comment.
     fn column(&mut self, field: &NestedField, parent: &str) -> Result<String, FormatError> {

@@ -193,9 +193,8 @@ impl RecordChecker {
             return Err(SetupError::Schema(Box::new(compiled)));
         };
         let source_id = spec.fields().first().map(|f| f.source_id);
-        let (plan, partition) =
-            plan::table_plan(schema, &compiled.columns, source_id).map_err(SetupError::Table)?;
-        let validator = validate::SchemaValidator::new(ws).map_err(SetupError::Validator)?;
+        let (plan, partition) = plan::table_plan(schema, &compiled.columns, source_id)?;
+        let validator = validate::SchemaValidator::new(ws)?;
         Ok(RecordChecker {
             compiled,
             validator,
