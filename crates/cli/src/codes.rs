@@ -49,12 +49,12 @@ pub const TABLES: &[CodeTable] = &[
     },
     CodeTable {
         group: "Mapping to Iceberg",
-        file: "crates/mapper/src/codes.rs",
+        file: "crates/mapper/src/compiler/codes.rs",
         codes: schema2iceberg_mapper::compiler::codes::ALL,
     },
     CodeTable {
         group: "Lints (check only)",
-        file: "crates/mapper/src/lints.rs",
+        file: "crates/mapper/src/compiler/lints.rs",
         codes: schema2iceberg_mapper::compiler::lints::ALL,
     },
     CodeTable {

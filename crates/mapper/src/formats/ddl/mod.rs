@@ -11,6 +11,9 @@ use std::borrow::Cow;
 use iceberg::spec::{NestedField, PartitionSpec, PrimitiveType, Schema, Transform, Type};
 
 use super::FormatError;
+use warnings::Warnings;
+
+mod warnings;
 
 /// The SQL dialect of the DDL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,65 +221,6 @@ fn table_clauses(
         }
     }
     out
-}
-
-/// Columns the statement cannot render exactly, gathered by kind so that each warning names
-/// every column it concerns once.
-#[derive(Default)]
-struct Warnings {
-    timestamptz: Vec<String>,
-    not_null: Vec<String>,
-    nested_not_null: Vec<String>,
-    nested_comments: Vec<String>,
-    uppercase: Vec<String>,
-    other: Vec<String>,
-}
-
-impl Warnings {
-    fn add(&mut self, warning: String) {
-        self.other.push(warning);
-    }
-
-    fn finish(self, dialect: Dialect) -> Vec<String> {
-        let title = dialect.title();
-        let mut out = Vec::new();
-        let list = |columns: &[String]| {
-            columns
-                .iter()
-                .map(|c| format!("`{c}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let lost = [
-            (
-                &self.timestamptz,
-                "'s CREATE TABLE makes `timestamp` columns without time zone, where the channel's table has timestamptz",
-            ),
-            (
-                &self.not_null,
-                "'s CREATE TABLE has no NOT NULL, so these required fields become optional",
-            ),
-            (
-                &self.nested_not_null,
-                "'s DDL cannot make these nested fields, list elements or map values required, so they become optional",
-            ),
-            (
-                &self.nested_comments,
-                "'s DDL has no comments on nested fields, so these docs are left out",
-            ),
-            (
-                &self.uppercase,
-                " lowercases column names, quoted or not, so these columns get other names than the channel's",
-            ),
-        ];
-        for (fields, what) in lost {
-            if !fields.is_empty() {
-                out.push(format!("{title}{what}: {}", list(fields)));
-            }
-        }
-        out.extend(self.other);
-        out
-    }
 }
 
 struct Writer {
