@@ -8,9 +8,10 @@
 //!
 //! - [`compile`] (or [`compile_source`] for text in memory) with [`CompileOptions`] gives a
 //!   [`Compiled`]: the Iceberg schema and partition spec, the diagnostics, and, on request, each
-//!   column's [`ColumnSource`]. [`formats::report::to_json`] writes it as the `compile --format json`
-//!   object. [`compile`] is [`map`] and then [`Mapped::build`]; call the two yourself to free
-//!   the workspace between them, before the Iceberg library builds the schema.
+//!   column's [`ColumnSource`]. [`formats::report::to_json`] writes it as the
+//!   `compile --format json` object. [`compile`] is [`map`] and then [`Mapped::build`]; call the
+//!   two yourself to free the workspace between them, before the Iceberg library builds the
+//!   schema.
 //! - [`compiler`] holds the walk and its passes; [`compiler::codes`] and [`compiler::lints`]
 //!   hold its tables of diagnostic codes (`ALL`), with the rule of docs/mapping.md that decides
 //!   each, and [`compiler::keywords`] the table of JSON Schema keywords.

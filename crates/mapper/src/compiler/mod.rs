@@ -36,8 +36,8 @@ pub struct CompileOptions {
     /// Also run the lints of [`lints`], which go beyond what the channel rejects.
     pub lints: bool,
     /// Also fill [`Compiled::columns`]: each column's place and validation keywords, which
-    /// [`diff`] compares. Off by default, since it costs a pointer, a line and column and the
-    /// keywords' text for every column.
+    /// [`crate::diff`] compares. Off by default, since it costs a pointer, a line and column and
+    /// the keywords' text for every column.
     pub column_sources: bool,
 }
 
