@@ -8,7 +8,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use schema2iceberg_mapper::{compile_source, report, CompileOptions};
+use schema2iceberg_mapper::{compile_source, formats::report, CompileOptions};
 use serde_json::Value;
 
 /// Deeper than the JSON reader's 256 levels, so that limit is reached too, but bounded so that

@@ -127,7 +127,7 @@ fn write(relative: &str, text: &str) -> bool {
 fn write_mapping_sections() -> bool {
     const MAPPING: &str = "docs/mapping.md";
     let current = std::fs::read_to_string(repository_root().join(MAPPING)).unwrap_or_default();
-    let updated = schema2iceberg_mapper::keywords::with_rule_14_section(&current)
+    let updated = schema2iceberg_mapper::compiler::keywords::with_rule_14_section(&current)
         .and_then(|text| schema2iceberg::codes::with_code_index(&text));
     match updated {
         Some(text) => write(MAPPING, &text),

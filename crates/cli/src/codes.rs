@@ -49,13 +49,13 @@ pub const TABLES: &[CodeTable] = &[
     },
     CodeTable {
         group: "Mapping to Iceberg",
-        file: "crates/mapper/src/codes.rs",
-        codes: schema2iceberg_mapper::codes::ALL,
+        file: "crates/mapper/src/compiler/codes.rs",
+        codes: schema2iceberg_mapper::compiler::codes::ALL,
     },
     CodeTable {
         group: "Lints (check only)",
-        file: "crates/mapper/src/lints.rs",
-        codes: schema2iceberg_mapper::lints::ALL,
+        file: "crates/mapper/src/compiler/lints.rs",
+        codes: schema2iceberg_mapper::compiler::lints::ALL,
     },
     CodeTable {
         group: "Channel configuration (check only)",

@@ -3,8 +3,8 @@
 //! document alone; notes on placeholders and warnings go to standard error.
 
 use iceberg::spec::{PartitionSpec, Schema};
-use schema2iceberg_mapper::ddl::{self, Dialect};
-use schema2iceberg_mapper::table_metadata as tm;
+use schema2iceberg_mapper::formats::ddl::{self, Dialect};
+use schema2iceberg_mapper::formats::table_metadata as tm;
 
 use crate::deliver::Compression;
 use crate::Format;
@@ -91,7 +91,10 @@ pub(crate) fn document(
         Format::Avro => {
             let name = options.table.as_deref().unwrap_or(DEFAULT_AVRO_RECORD);
             Ok(HandedOn {
-                document: json(schema2iceberg_mapper::avro::avro_schema_json(schema, name)?)?,
+                document: json(
+                    schema2iceberg_mapper::formats::avro::avro_schema_json(schema, name)
+                        .map_err(|e| e.to_string())?,
+                )?,
                 notes: String::new(),
             })
         }
@@ -100,7 +103,10 @@ pub(crate) fn document(
             notes: String::new(),
         }),
         Format::ArrowJson => Ok(HandedOn {
-            document: json(schema2iceberg_mapper::arrow::arrow_schema_json(schema)?)?,
+            document: json(
+                schema2iceberg_mapper::formats::arrow::arrow_schema_json(schema)
+                    .map_err(|e| e.to_string())?,
+            )?,
             notes: String::new(),
         }),
         Format::Ddl => {
@@ -119,7 +125,8 @@ pub(crate) fn document(
                 location: options.location.clone(),
                 codec: options.compression.property().to_string(),
             };
-            let created = ddl::create_table(schema, spec, &table, dialect)?;
+            let created =
+                ddl::create_table(schema, spec, &table, dialect).map_err(|e| e.to_string())?;
             let mut notes = String::new();
             for warning in &created.warnings {
                 notes.push_str(&format!("warning: {warning}\n"));
@@ -145,7 +152,8 @@ pub(crate) fn document(
 /// Metadata is written in key order, so the bytes are the same on every run.
 fn arrow_ipc_schema(schema: &Schema) -> Result<Vec<u8>, String> {
     use arrow_ipc::writer::{write_message, DictionaryTracker, IpcDataGenerator, IpcWriteOptions};
-    let arrow = schema2iceberg_mapper::arrow::arrow_schema(schema)?;
+    let arrow =
+        schema2iceberg_mapper::formats::arrow::arrow_schema(schema).map_err(|e| e.to_string())?;
     let options = IpcWriteOptions::default();
     let encoded = IpcDataGenerator {}.schema_to_bytes_with_dictionary_tracker(
         &arrow,
@@ -184,6 +192,7 @@ fn table_metadata_json(
     };
     tm::table_metadata(schema, spec, &settings)
         .and_then(|metadata| tm::table_metadata_json(&metadata))
+        .map_err(|e| e.to_string())
 }
 
 /// Says which values of the table metadata are placeholders, so that nobody takes them for

@@ -383,7 +383,7 @@ struct TableArgs {
         value_name = "DIALECT",
         required_if_eq("format", "ddl")
     )]
-    dialect: Option<schema2iceberg_mapper::ddl::Dialect>,
+    dialect: Option<schema2iceberg_mapper::formats::ddl::Dialect>,
     /// The namespace (database) of the table, for the DDL [default: the channel
     /// configuration's, else a placeholder]
     #[arg(long, value_name = "NS")]

@@ -16,7 +16,7 @@
 use std::path::{Path, PathBuf};
 
 use schema2iceberg::bundle::{bundle_file, BundleRequest};
-use schema2iceberg_mapper::{compile, report, CompileOptions};
+use schema2iceberg_mapper::{compile, formats::report, CompileOptions};
 use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
 
 mod common;

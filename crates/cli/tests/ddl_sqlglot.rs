@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use iceberg::spec::{PartitionSpec, PrimitiveType, Schema, StructType, Type};
 use schema2iceberg::deliver::Compression;
 use schema2iceberg::{compile_bytes, CompileRequest, Format, TableOptions};
-use schema2iceberg_mapper::ddl::Dialect;
+use schema2iceberg_mapper::formats::ddl::Dialect;
 use schema2iceberg_parser::Draft;
 use serde_json::{json, Value};
 

@@ -10,17 +10,14 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use schema2iceberg_mapper::{compile_source, CompileOptions};
+use support::fixture_args;
+
+mod support;
 
 /// Compiles one fixture with lints on and renders its diagnostics, one block each.
 fn check(path: &Path) -> String {
     let text = std::fs::read_to_string(path).expect("fixture is UTF-8 text");
-    let value: serde_json::Value = serde_json::from_str(&text).expect("fixture is JSON");
-    let args: Vec<&str> = value
-        .get("$comment")
-        .and_then(|c| c.as_str())
-        .and_then(|c| c.strip_prefix("args:"))
-        .map(|a| a.split_whitespace().collect())
-        .unwrap_or_default();
+    let args = fixture_args(text.as_bytes());
     let mut options = CompileOptions {
         lints: true,
         ..CompileOptions::default()
@@ -28,8 +25,8 @@ fn check(path: &Path) -> String {
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {
         let value = rest.next().expect("every fixture flag takes a value");
-        match *flag {
-            "--partition" => options.partition.push((*value).to_string()),
+        match flag.as_str() {
+            "--partition" => options.partition.push(value.clone()),
             other => panic!("unknown fixture flag {other}"),
         }
     }

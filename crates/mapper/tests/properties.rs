@@ -13,7 +13,7 @@
 use iceberg::spec::{NestedFieldRef, Schema, Type};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use schema2iceberg_mapper::{compile_source, report, CompileOptions};
+use schema2iceberg_mapper::{compile_source, formats::report, CompileOptions};
 use serde_json::{json, Map, Value};
 
 /// A fixed case count keeps the run short and the same in CI as on a laptop.

@@ -11,13 +11,14 @@
     clippy::indexing_slicing
 )]
 
-use std::path::Path;
+mod support;
 
 use base64::Engine;
 use proptest::prelude::*;
 use schema2iceberg_mapper::records::{Cell, RecordChecker, RecordFormat, RecordOptions, Verdict};
 use schema2iceberg_mapper::CompileOptions;
 use schema2iceberg_parser::{LoadOptions, Url, Workspace};
+use support::workspace_root;
 
 /// A fixed case count keeps the run short and the same in CI as on a laptop.
 fn config() -> ProptestConfig {
@@ -33,10 +34,7 @@ fn checker() -> RecordChecker {
 }
 
 fn checker_for(format: RecordFormat) -> RecordChecker {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/records/roundtrip.schema.json")
-        .canonicalize()
-        .unwrap();
+    let path = workspace_root().join("testdata/records/roundtrip.schema.json");
     let bytes = std::fs::read(&path).unwrap();
     let url = Url::from_file_path(&path).unwrap();
     let ws = Workspace::from_bytes("roundtrip.schema.json", bytes, url, LoadOptions::default());

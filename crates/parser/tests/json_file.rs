@@ -6,9 +6,10 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use schema2iceberg_parser::JsonFile;
+
+mod support;
 
 /// One file's diagnostics, one line each (and its help below it).
 fn check(name: &str, bytes: Vec<u8>) -> String {
@@ -37,7 +38,7 @@ fn check(name: &str, bytes: Vec<u8>) -> String {
 
 #[test]
 fn json_file_fixtures() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/json-file");
+    let dir = support::workspace_root().join("testdata/json-file");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("testdata/json-file is readable")
         .map(|entry| entry.expect("folder entry").path())

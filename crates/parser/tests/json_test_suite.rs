@@ -16,13 +16,13 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use support::oracle::{compare, Verdict};
 
 /// The suite's folder, beside the repository.
 fn suite_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/json-test-suite/test_parsing")
+    support::workspace_root().join("../shared/json-test-suite/test_parsing")
 }
 
 /// `dir` when it is a folder; when it is missing, a failure under CI (so that CI never passes

@@ -13,8 +13,8 @@ use iceberg_catalog_sql::{
     SqlBindStyle, SqlCatalog, SqlCatalogBuilder, SQL_CATALOG_PROP_BIND_STYLE, SQL_CATALOG_PROP_URI,
     SQL_CATALOG_PROP_WAREHOUSE,
 };
+use schema2iceberg_mapper::formats::table_metadata;
 use schema2iceberg_mapper::records::RecordChecker;
-use schema2iceberg_mapper::table_metadata;
 
 use super::target::Target;
 

@@ -222,8 +222,11 @@ mod tests {
     /// The report as serde_json writes it, which `write_report` must match byte for byte.
     fn by_serde_json(compiled: &Compiled) -> String {
         let mut out = Vec::new();
-        serde_json::to_writer_pretty(&mut out, &schema2iceberg_mapper::report::Report(compiled))
-            .unwrap_or_else(|e| panic!("serde_json: {e}"));
+        serde_json::to_writer_pretty(
+            &mut out,
+            &schema2iceberg_mapper::formats::report::Report(compiled),
+        )
+        .unwrap_or_else(|e| panic!("serde_json: {e}"));
         String::from_utf8_lossy(&out).into_owned()
     }
 

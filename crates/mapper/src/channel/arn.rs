@@ -1,7 +1,13 @@
 //! ARN patterns of the Kinesis and MSK channel APIs, each written out as a check that says which
 //! part of a bad ARN is wrong.
 
-use super::fields::{describe_char, first_bad, is_account};
+use super::names::{describe_char, first_bad, is_account};
+
+/// What is wrong with a value that should be an ARN of some shape: the end of the message
+/// that names the value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(super) struct ArnProblem(String);
 
 /// The six colon-separated fields of an ARN; the resource keeps any further colons.
 pub(super) struct Arn<'s> {
@@ -65,7 +71,7 @@ pub(super) struct ArnSpec {
     service: &'static str,
     region: FieldRule,
     account: FieldRule,
-    resource: fn(&str) -> Result<(), String>,
+    resource: fn(&str) -> Result<(), ArnProblem>,
     max_len: usize,
 }
 
@@ -109,8 +115,12 @@ pub(super) const STREAM_ARN: ArnSpec = ArnSpec {
     account: FieldRule::Account,
     resource: |r| match r.strip_prefix("stream/") {
         Some(name) if !name.is_empty() && !name.chars().any(char::is_whitespace) => Ok(()),
-        Some(_) => Err("the stream name is empty or has white space".to_string()),
-        None => Err(format!("the resource `{r}` does not begin with `stream/`")),
+        Some(_) => Err(ArnProblem(
+            "the stream name is empty or has white space".to_string(),
+        )),
+        None => Err(ArnProblem(format!(
+            "the resource `{r}` does not begin with `stream/`"
+        ))),
     },
     max_len: 2048,
 };
@@ -124,12 +134,14 @@ pub(super) const GSR_ARN: ArnSpec = ArnSpec {
     account: FieldRule::Account,
     resource: |r| {
         let Some(names) = r.strip_prefix("schema/") else {
-            return Err(format!("the resource `{r}` does not begin with `schema/`"));
+            return Err(ArnProblem(format!(
+                "the resource `{r}` does not begin with `schema/`"
+            )));
         };
         let Some((registry, schema)) = names.split_once('/') else {
-            return Err(format!(
+            return Err(ArnProblem(format!(
                 "the resource `{r}` names no registry; it must be `schema/<registry-name>/<schema-name>`"
-            ));
+            )));
         };
         let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '$' | '#' | '.');
         name_of(
@@ -168,7 +180,9 @@ pub(super) const ROLE_ARN: ArnSpec = ArnSpec {
             "the role name",
             "letters, digits and `_+=,.@-/`",
         ),
-        None => Err(format!("the resource `{r}` does not begin with `role/`")),
+        None => Err(ArnProblem(format!(
+            "the resource `{r}` does not begin with `role/`"
+        ))),
     },
     max_len: 512,
 };
@@ -182,8 +196,12 @@ pub(super) const KMS_KEY_ARN: ArnSpec = ArnSpec {
     account: FieldRule::Account,
     resource: |r| match r.strip_prefix("key/") {
         Some(id) if !id.is_empty() && !id.chars().any(char::is_whitespace) => Ok(()),
-        Some(_) => Err("the key id is empty or has white space".to_string()),
-        None => Err(format!("the resource `{r}` does not begin with `key/`")),
+        Some(_) => Err(ArnProblem(
+            "the key id is empty or has white space".to_string(),
+        )),
+        None => Err(ArnProblem(format!(
+            "the resource `{r}` does not begin with `key/`"
+        ))),
     },
     max_len: 2048,
 };
@@ -215,7 +233,9 @@ pub(super) const TOPIC_ARN: ArnSpec = ArnSpec {
         if r.starts_with("topic") {
             Ok(())
         } else {
-            Err(format!("the resource `{r}` does not begin with `topic`"))
+            Err(ArnProblem(format!(
+                "the resource `{r}` does not begin with `topic`"
+            )))
         }
     },
     max_len: usize::MAX,
@@ -232,13 +252,15 @@ pub(super) const CLUSTER_ARN: ArnSpec = ArnSpec {
         if r.starts_with("cluster") {
             Ok(())
         } else {
-            Err(format!("the resource `{r}` does not begin with `cluster`"))
+            Err(ArnProblem(format!(
+                "the resource `{r}` does not begin with `cluster`"
+            )))
         }
     },
     max_len: usize::MAX,
 };
 
-fn table_bucket_name(name: Option<&str>, shape: &str) -> Result<(), String> {
+fn table_bucket_name(name: Option<&str>, shape: &str) -> Result<(), ArnProblem> {
     match name {
         Some(name) => name_of(
             name,
@@ -248,7 +270,7 @@ fn table_bucket_name(name: Option<&str>, shape: &str) -> Result<(), String> {
             "the table bucket name",
             "lowercase letters, digits, `_` and `-`",
         ),
-        None => Err(format!("the resource must be `{shape}`")),
+        None => Err(ArnProblem(format!("the resource must be `{shape}`"))),
     }
 }
 
@@ -259,7 +281,7 @@ fn name_of(
     ok: impl Fn(char) -> bool,
     what: &str,
     allowed: &str,
-) -> Result<(), String> {
+) -> Result<(), ArnProblem> {
     let len = value.chars().count();
     if len < min || len > max {
         let range = if max == usize::MAX {
@@ -267,13 +289,15 @@ fn name_of(
         } else {
             format!("{min}–{max}")
         };
-        return Err(format!("{what} `{value}` must have {range} characters"));
+        return Err(ArnProblem(format!(
+            "{what} `{value}` must have {range} characters"
+        )));
     }
     match first_bad(value, ok) {
-        Some(c) => Err(format!(
+        Some(c) => Err(ArnProblem(format!(
             "{what} `{value}` has {}; it takes only {allowed}",
             describe_char(c)
-        )),
+        ))),
         None => Ok(()),
     }
 }
@@ -286,19 +310,22 @@ fn word(value: &str) -> bool {
 }
 
 impl ArnSpec {
-    pub(super) fn check(&self, value: &str) -> Result<(), String> {
+    pub(super) fn check(&self, value: &str) -> Result<(), ArnProblem> {
         if value.is_empty() {
-            return Err("it is empty".to_string());
+            return Err(ArnProblem("it is empty".to_string()));
         }
         if value.chars().count() > self.max_len {
-            return Err(format!("it is longer than {} characters", self.max_len));
+            return Err(ArnProblem(format!(
+                "it is longer than {} characters",
+                self.max_len
+            )));
         }
         let Some(arn) = Arn::parse(value) else {
-            return Err(if value.starts_with("arn:") {
+            return Err(ArnProblem(if value.starts_with("arn:") {
                 "it has fewer than six `:`-separated fields".to_string()
             } else {
                 "it does not begin with `arn:`".to_string()
-            });
+            }));
         };
         let partition_ok = match self.partition {
             PartitionRule::Aws => arn.partition.strip_prefix("aws").is_some_and(|rest| {
@@ -309,15 +336,18 @@ impl ArnSpec {
             PartitionRule::Word => word(arn.partition),
         };
         if !partition_ok {
-            return Err(format!("`{}` is not an AWS partition", arn.partition));
+            return Err(ArnProblem(format!(
+                "`{}` is not an AWS partition",
+                arn.partition
+            )));
         }
         if arn.service != self.service {
-            return Err(format!(
+            return Err(ArnProblem(format!(
                 "the service is `{}`, not `{}`",
                 arn.service, self.service
-            ));
+            )));
         }
-        let field = |rule: FieldRule, value: &str, name: &str| -> Result<(), String> {
+        let field = |rule: FieldRule, value: &str, name: &str| -> Result<(), ArnProblem> {
             let ok = match rule {
                 FieldRule::Empty => value.is_empty(),
                 FieldRule::Region => {
@@ -334,17 +364,21 @@ impl ArnSpec {
             if ok {
                 Ok(())
             } else if value.is_empty() {
-                Err(format!("the {name} field is empty"))
+                Err(ArnProblem(format!("the {name} field is empty")))
             } else if matches!(rule, FieldRule::Empty) {
-                Err(format!("the {name} field must be empty, not `{value}`"))
+                Err(ArnProblem(format!(
+                    "the {name} field must be empty, not `{value}`"
+                )))
             } else if matches!(rule, FieldRule::Account) {
-                Err(format!("the account `{value}` is not 12 digits"))
+                Err(ArnProblem(format!(
+                    "the account `{value}` is not 12 digits"
+                )))
             } else if matches!(rule, FieldRule::Region) {
-                Err(format!(
+                Err(ArnProblem(format!(
                     "the region `{value}` is not a region name (lowercase letters, digits and `-`)"
-                ))
+                )))
             } else {
-                Err(format!("the {name} `{value}` is not valid"))
+                Err(ArnProblem(format!("the {name} `{value}` is not valid")))
             }
         };
         field(self.region, arn.region, "region")?;
@@ -399,15 +433,21 @@ mod tests {
     fn arn_specs_say_what_is_wrong() {
         assert_eq!(
             TABLE_BUCKET_ARN.check("arn:aws:s3tables:us-east-1:ACCOUNT_ID:bucket/b-1"),
-            Err("the account `ACCOUNT_ID` is not 12 digits".to_string())
+            Err(ArnProblem(
+                "the account `ACCOUNT_ID` is not 12 digits".to_string()
+            ))
         );
         assert_eq!(
             S3_BUCKET_ARN.check("arn:aws:s3:us-east-1::my-dlq"),
-            Err("the region field must be empty, not `us-east-1`".to_string())
+            Err(ArnProblem(
+                "the region field must be empty, not `us-east-1`".to_string()
+            ))
         );
         assert_eq!(
             GSR_ARN.check("arn:aws:glue:us-east-1:123456789012:registry/r"),
-            Err("the resource `registry/r` does not begin with `schema/`".to_string())
+            Err(ArnProblem(
+                "the resource `registry/r` does not begin with `schema/`".to_string()
+            ))
         );
         assert!(TABLE_BUCKET_ARN
             .check("arn:aws:s3tables:us-east-1:123456789012:bucket/ab")

@@ -5,7 +5,8 @@
 use schema2iceberg_parser::json::JsonId;
 
 use super::arn::{GSR_ARN, ROLE_ARN, STREAM_ARN, TABLE_BUCKET_ARN};
-use super::fields::{capitals_or, RequestKeys};
+use super::fields::RequestKeys;
+use super::names::capitals_or;
 use super::{Checker, RecordFormat};
 use super::{
     ARN, COMPRESSION, ENCRYPTION_TYPE, GSR_SCHEMA_ARN, PARTITION_SPEC, RECORD_FORMAT, STREAM_COUNT,

@@ -5,7 +5,8 @@
 use schema2iceberg_parser::json::JsonId;
 
 use super::arn::{CATALOG_ARN, CLUSTER_ARN, GSR_ARN, ROLE_ARN, TABLE_BUCKET_ARN, TOPIC_ARN};
-use super::fields::{capitals_or, RequestKeys};
+use super::fields::RequestKeys;
+use super::names::capitals_or;
 use super::{Checker, RecordFormat};
 use super::{
     ARN, GSR_SCHEMA_ARN, PARTITION_SPEC, RECORD_FORMAT, SCHEMA_EVOLUTION, STREAM_COUNT,

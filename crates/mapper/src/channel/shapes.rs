@@ -153,7 +153,7 @@ pub(super) fn missing_key_help(service: Service, what: &str) -> Option<String> {
     let keys: Vec<String> = shape.required.iter().map(|k| format!("`{k}`")).collect();
     Some(format!(
         "{} requires {}; a minimal one: {}",
-        super::every(what),
+        super::access::every(what),
         keys.join(", "),
         shape.example
     ))

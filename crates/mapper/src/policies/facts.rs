@@ -172,43 +172,17 @@ pub fn channel_facts(files: &[JsonFile]) -> Result<ChannelFacts, FactsError> {
         .filter(|a| !a.is_empty())
         .ok_or(FactsError::NoAccount)?;
     let partition = field(&bucket.value, 1).unwrap_or_else(|| "aws".to_string());
-    let gsr = get.gsr.map(|arn| {
-        let registry = arn
-            .split_once(":schema/")
-            .and_then(|(head, names)| Some(format!("{head}:registry/{}", names.split('/').next()?)))
-            .unwrap_or_default();
-        GsrSchema::Named {
-            arn,
-            registry_arn: registry,
-        }
-    });
-    let gsr = gsr.or(get.any_gsr.then_some(GsrSchema::Any));
+    let gsr = gsr_schema(get.gsr.take(), get.any_gsr);
     let dlq = get.dlq_bucket.map(|bucket_arn| Dlq {
         bucket_arn,
         owner: get.dlq_owner.clone().unwrap_or_else(|| account.clone()),
         prefix: get.dlq_prefix.clone().unwrap_or_default(),
     });
-    let logging = get.log_group.map(|group| match group {
-        Some(group) => Logging {
-            group_pattern: group.clone(),
-            group_sample: group,
-            stream: get
-                .log_stream
-                .clone()
-                .unwrap_or_else(|| "DestinationDelivery".to_string()),
-        },
-        None => {
-            let name = get.channel_name.clone().unwrap_or_else(|| "*".to_string());
-            Logging {
-                group_pattern: format!("/aws/kinesis/{name}/*"),
-                group_sample: format!("/aws/kinesis/{name}/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111"),
-                stream: get
-                    .log_stream
-                    .clone()
-                    .unwrap_or_else(|| "DestinationDelivery".to_string()),
-            }
-        }
-    });
+    let logging = logging(
+        get.log_group.take(),
+        get.log_stream.take(),
+        get.channel_name.as_deref(),
+    );
     Ok(ChannelFacts {
         service,
         channel_name: get.channel_name,
@@ -226,6 +200,47 @@ pub fn channel_facts(files: &[JsonFile]) -> Result<ChannelFacts, FactsError> {
         logging,
         namespace: get.namespace,
         table_name: get.table_name,
+    })
+}
+
+/// The Glue Schema Registry schema the records name: one named schema (with its registry), any
+/// schema, or none.
+fn gsr_schema(gsr: Option<String>, any_gsr: bool) -> Option<GsrSchema> {
+    let gsr = gsr.map(|arn| {
+        let registry = arn
+            .split_once(":schema/")
+            .and_then(|(head, names)| Some(format!("{head}:registry/{}", names.split('/').next()?)))
+            .unwrap_or_default();
+        GsrSchema::Named {
+            arn,
+            registry_arn: registry,
+        }
+    });
+    gsr.or(any_gsr.then_some(GsrSchema::Any))
+}
+
+/// The log group and stream the channel writes to, when it logs: the configured group, or the
+/// channel's own under `/aws/kinesis/`.
+fn logging(
+    log_group: Option<Option<String>>,
+    log_stream: Option<String>,
+    channel_name: Option<&str>,
+) -> Option<Logging> {
+    let stream = log_stream.unwrap_or_else(|| "DestinationDelivery".to_string());
+    log_group.map(|group| match group {
+        Some(group) => Logging {
+            group_pattern: group.clone(),
+            group_sample: group,
+            stream,
+        },
+        None => {
+            let name = channel_name.unwrap_or("*");
+            Logging {
+                group_pattern: format!("/aws/kinesis/{name}/*"),
+                group_sample: format!("/aws/kinesis/{name}/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111"),
+                stream,
+            }
+        }
     })
 }
 

@@ -186,6 +186,44 @@ impl Converter<'_> {
         };
         match (plan, value) {
             (Plan::Bool, JsonValue::Bool(b)) => Ok(Cell::Bool(*b)),
+            (Plan::Int | Plan::Long | Plan::Double | Plan::Decimal { .. }, _) => {
+                self.number(plan, value, at)
+            }
+            (Plan::String { .. }, JsonValue::String(_)) => Ok(Cell::String(if self.keep_values {
+                self.doc.take_string(at).unwrap_or_default()
+            } else {
+                String::new()
+            })),
+            (Plan::String { any_json: true }, _) => Ok(Cell::String(if self.keep_values {
+                self.doc.compact(at)
+            } else {
+                String::new()
+            })),
+            (Plan::Date, JsonValue::String(s)) => values::date_days(s)
+                .map(Cell::Date)
+                .ok_or_else(|| invalid("date (YYYY-MM-DD)")),
+            (Plan::Time, JsonValue::String(s)) => {
+                values::time_micros(s).map(Cell::Time).ok_or_else(|| {
+                    invalid("time (HH:MM:SS, optionally with a fraction and an offset)")
+                })
+            }
+            (Plan::Timestamptz, JsonValue::String(s)) => values::timestamptz_micros(s)
+                .map(Cell::Timestamptz)
+                .ok_or_else(|| invalid("date-time (RFC 3339, with an offset)")),
+            (Plan::Uuid, JsonValue::String(s)) => values::uuid_bytes(s)
+                .map(Cell::Uuid)
+                .ok_or_else(|| invalid("uuid (8-4-4-4-12 hex digits)")),
+            (Plan::Binary, JsonValue::String(s)) => values::base64_bytes(s)
+                .map(Cell::Binary)
+                .ok_or_else(|| invalid("base64 string (standard alphabet, padding optional)")),
+            (plan, value) => Err(self.mismatch(value, column_kind(plan), at)),
+        }
+    }
+
+    /// A number for a numeric column: whole and in range for int and long, finite for double,
+    /// and exact at the column's scale for a decimal.
+    fn number(&self, plan: &Plan, value: &JsonValue, at: JsonId) -> Result<Cell, Failure> {
+        match (plan, value) {
             (Plan::Int, JsonValue::Number(n)) => {
                 let whole = self.integer(n.as_str(), at, "int")?;
                 i32::try_from(whole).map(Cell::Int).map_err(|_| {
@@ -230,33 +268,6 @@ impl Converter<'_> {
                     )),
                 }
             }
-            (Plan::String { .. }, JsonValue::String(_)) => Ok(Cell::String(if self.keep_values {
-                self.doc.take_string(at).unwrap_or_default()
-            } else {
-                String::new()
-            })),
-            (Plan::String { any_json: true }, _) => Ok(Cell::String(if self.keep_values {
-                self.doc.compact(at)
-            } else {
-                String::new()
-            })),
-            (Plan::Date, JsonValue::String(s)) => values::date_days(s)
-                .map(Cell::Date)
-                .ok_or_else(|| invalid("date (YYYY-MM-DD)")),
-            (Plan::Time, JsonValue::String(s)) => {
-                values::time_micros(s).map(Cell::Time).ok_or_else(|| {
-                    invalid("time (HH:MM:SS, optionally with a fraction and an offset)")
-                })
-            }
-            (Plan::Timestamptz, JsonValue::String(s)) => values::timestamptz_micros(s)
-                .map(Cell::Timestamptz)
-                .ok_or_else(|| invalid("date-time (RFC 3339, with an offset)")),
-            (Plan::Uuid, JsonValue::String(s)) => values::uuid_bytes(s)
-                .map(Cell::Uuid)
-                .ok_or_else(|| invalid("uuid (8-4-4-4-12 hex digits)")),
-            (Plan::Binary, JsonValue::String(s)) => values::base64_bytes(s)
-                .map(Cell::Binary)
-                .ok_or_else(|| invalid("base64 string (standard alphabet, padding optional)")),
             (plan, value) => Err(self.mismatch(value, column_kind(plan), at)),
         }
     }

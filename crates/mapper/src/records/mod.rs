@@ -47,7 +47,7 @@ pub use reason::{reason_table, with_reason_table, Reason};
 pub use row::Cell;
 pub use values::{decimal_text, timestamptz_micros, timestamptz_text};
 
-use crate::{compile, CompileOptions, Compiled};
+use crate::compiler::{compile, CompileOptions, Compiled};
 
 /// How the channel reads a record's bytes (`RecordFormatType` of an MSK channel).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -150,36 +150,21 @@ impl Failure {
 }
 
 /// Why records cannot be checked at all.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum SetupError {
     /// The schema does not compile to a table; the diagnostics say why.
+    #[error(
+        "the schema does not compile to a table ({} errors)",
+        .0.count(schema2iceberg_parser::Severity::Error)
+    )]
     Schema(Box<Compiled>),
     /// The `jsonschema` crate cannot build a validator from the schema.
+    #[error("the JSON Schema validator cannot read the schema: {0}")]
     Validator(String),
     /// The compiled table is not one this checker can read (a bug: please report it).
+    #[error("cannot read the compiled table: {0}")]
     Table(String),
 }
-
-impl std::fmt::Display for SetupError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SetupError::Schema(compiled) => write!(
-                f,
-                "the schema does not compile to a table ({} errors)",
-                compiled.count(schema2iceberg_parser::Severity::Error)
-            ),
-            SetupError::Validator(message) => {
-                write!(
-                    f,
-                    "the JSON Schema validator cannot read the schema: {message}"
-                )
-            }
-            SetupError::Table(message) => write!(f, "cannot read the compiled table: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for SetupError {}
 
 /// Checks records against one compiled table. Build it once; [`RecordChecker::check`] takes
 /// `&self` and may run on many threads at once.
@@ -208,9 +193,8 @@ impl RecordChecker {
             return Err(SetupError::Schema(Box::new(compiled)));
         };
         let source_id = spec.fields().first().map(|f| f.source_id);
-        let (plan, partition) =
-            plan::table_plan(schema, &compiled.columns, source_id).map_err(SetupError::Table)?;
-        let validator = validate::SchemaValidator::new(ws).map_err(SetupError::Validator)?;
+        let (plan, partition) = plan::table_plan(schema, &compiled.columns, source_id)?;
+        let validator = validate::SchemaValidator::new(ws)?;
         Ok(RecordChecker {
             compiled,
             validator,

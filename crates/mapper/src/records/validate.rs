@@ -11,7 +11,7 @@ use schema2iceberg_parser::json::{JsonDoc, JsonId, JsonValue};
 use schema2iceberg_parser::{pointer, Draft, Url, Workspace};
 use serde_json::Value;
 
-use super::{Failure, Reason};
+use super::{Failure, Reason, SetupError};
 
 /// The validator of one table's schema, shared by every thread.
 #[derive(Debug)]
@@ -48,13 +48,15 @@ fn without_fragment(uri: &str) -> &str {
 
 impl SchemaValidator {
     /// Builds the validator of the workspace's main schema, or says why the crate refuses it.
-    pub(crate) fn new(ws: &Workspace) -> Result<SchemaValidator, String> {
+    pub(crate) fn new(ws: &Workspace) -> Result<SchemaValidator, SetupError> {
         let documents = ws.documents();
         let Some(main) = documents.first() else {
-            return Err("there is no schema document".to_string());
+            return Err(SetupError::Validator(
+                "there is no schema document".to_string(),
+            ));
         };
         let Some(main_json) = main.json.as_deref() else {
-            return Err("the schema is not JSON".to_string());
+            return Err(SetupError::Validator("the schema is not JSON".to_string()));
         };
         let retriever = WorkspaceRetriever {
             documents: documents
@@ -82,14 +84,16 @@ impl SchemaValidator {
             .without_content_encoding_support("base64")
             .without_content_media_type_support("application/json")
             .build(&to_value(main_json, main_json.root()).map_err(|at| {
-                format!(
+                SetupError::Validator(format!(
                     "the number at {} is beyond f64's range",
                     main_json.pointer(at)
-                )
+                ))
             })?)
-            .map_err(|e| match e.instance_path().as_str() {
-                "" => e.to_string(),
-                at => format!("{e} (at {at})"),
+            .map_err(|e| {
+                SetupError::Validator(match e.instance_path().as_str() {
+                    "" => e.to_string(),
+                    at => format!("{e} (at {at})"),
+                })
             })?;
         Ok(SchemaValidator {
             validator,
