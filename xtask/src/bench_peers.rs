@@ -374,12 +374,7 @@ fn measure_all(
     let taskset = Path::new("taskset");
     let records_one = one_core(setup.tool, &lines.records);
     let deliver_one = one_core(setup.tool, &lines.deliver);
-    let job = |program, args, before, check| Job {
-        program,
-        args,
-        before,
-        check,
-    };
+    let job = Job::new;
     let planned: [(&'static str, Result<Job, String>); 6] = [
         (
             "ajv 8 on node (one core)",

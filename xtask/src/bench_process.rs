@@ -123,6 +123,20 @@ pub struct Job<'a> {
 }
 
 impl<'a> Job<'a> {
+    pub fn new(
+        program: &'a Path,
+        args: Vec<&'a Path>,
+        before: &'a dyn Fn() -> Result<(), String>,
+        check: &'a dyn Fn(&str) -> Result<(), String>,
+    ) -> Job<'a> {
+        Job {
+            program,
+            args,
+            before,
+            check,
+        }
+    }
+
     /// `program args`, with nothing to do before a run and nothing to check but the exit status.
     pub fn plain(program: &'a Path, args: Vec<&'a Path>) -> Job<'a> {
         Job {

@@ -115,7 +115,7 @@ fn presence(rng: &mut Rng, field: &Field) -> Presence {
     }
 }
 
-// Long: one arm a type; the column types are the reason for the length.
+// Over 80 lines: one arm a type; the column types are the reason for the length.
 fn write_value(rng: &mut Rng, shape: &Shape, out: &mut String) {
     match shape {
         Shape::Bool => out.push_str(if rng.chance(50) { "true" } else { "false" }),

@@ -316,9 +316,9 @@ impl<'w> Bundler<'w> {
 
     /// Writes one value of an inlined document, indented `depth` steps below its entry, with
     /// `$schema` dropped at its root, `$id`/`id` dropped from its schemas, and `$ref`s
-    /// rewritten. One function over 80 lines: the depth check, the three kinds of value and the
-    /// member filter are one recursive walk, and splitting it would pass the same six arguments
-    /// through every piece.
+    /// rewritten.
+    // Over 80 lines: the depth check, the three kinds of value and the member filter are one
+    // recursive walk, and splitting it would pass the same six arguments through every piece.
     fn write_value(
         &mut self,
         doc: DocId,
