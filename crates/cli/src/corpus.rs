@@ -101,7 +101,7 @@ pub fn run_check(request: &CorpusRequest) -> Result<Checked, CorpusError> {
     }
     let checked =
         check(&check_request, CheckFormat::Json).map_err(|e| CorpusError::Check(e.message))?;
-    if checked.exit == crate::EXIT_USAGE {
+    if checked.exit == crate::app::EXIT_USAGE {
         return Err(CorpusError::Check(format!(
             "`{}` has mistakes:\n{}",
             request.config.display(),

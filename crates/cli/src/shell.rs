@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap_complete::Shell;
 
-use crate::{stdout_written, usage_error, EXIT_OK};
+use crate::app::{stdout_written, usage_error, EXIT_OK};
 
 pub(crate) const COMPLETIONS_HELP: &str = "\
 Prints the completion script to standard output. It completes subcommands, flags, the values of
@@ -62,7 +62,7 @@ pub(crate) fn run_man(args: ManArgs, command: clap::Command) -> ExitCode {
                 .and_then(|()| clap_mangen::generate_to(command, &dir));
             match written {
                 Ok(()) => ExitCode::from(EXIT_OK),
-                Err(e) => usage_error(&format!(
+                Err(e) => usage_error(format!(
                     "cannot write the man pages into {}: {e}",
                     dir.display()
                 )),
@@ -72,7 +72,7 @@ pub(crate) fn run_man(args: ManArgs, command: clap::Command) -> ExitCode {
             let mut page = Vec::new();
             match clap_mangen::Man::new(command).render(&mut page) {
                 Ok(()) => write_stdout(&page),
-                Err(e) => usage_error(&format!("cannot render the man page: {e}")),
+                Err(e) => usage_error(format!("cannot render the man page: {e}")),
             }
         }
     }

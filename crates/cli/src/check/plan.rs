@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use schema2iceberg_mapper::channel::check_channel_configs;
 use schema2iceberg_parser::{Diagnostic, JsonFile, Location};
 
-use super::config::{self, ChannelPolicies, Config};
-use super::discover;
-use super::severity::{Level, Overrides};
-use super::{display_of, CheckRequest, UsageError};
+use super::{CheckRequest, UsageError};
 use crate::codes;
+use crate::project::config::{self, ChannelPolicies, Config};
+use crate::project::discover;
+use crate::project::display_of;
+use crate::project::severity::{Level, Overrides};
 
 /// A schema to compile.
 pub(super) struct Checkable {

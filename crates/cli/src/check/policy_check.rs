@@ -10,12 +10,13 @@ use schema2iceberg_mapper::channel::check_channel_configs;
 use schema2iceberg_mapper::policies::{channel_facts, check_policies, PolicyFiles};
 use schema2iceberg_parser::{Diagnostic, JsonFile, Severity};
 
-use super::config::ChannelPolicies;
 use super::output::{self, DiagnosticReport, FileKind, FileReport};
 use super::plan::Plan;
 use super::report::render_file_text;
 use super::run::SchemaOutcome;
-use super::{display_of, CheckRequest, UsageError};
+use super::{CheckRequest, UsageError};
+use crate::project::config::ChannelPolicies;
+use crate::project::display_of;
 
 /// What the policy checks found: a report for each policy document, and the diagnostics that
 /// point into channel configurations.

@@ -118,7 +118,7 @@ pub(super) fn config_failure(
         failure.display
     );
     let mut checked = finish(vec![(report, text)], format, Some(closing))?;
-    checked.exit = crate::EXIT_USAGE;
+    checked.exit = crate::app::EXIT_USAGE;
     Ok(checked)
 }
 
@@ -151,9 +151,9 @@ fn finish(
         CheckFormat::Sarif => output::sarif(&report).map_err(unserializable)?,
     };
     let exit = if report.summary.errors > 0 {
-        crate::EXIT_SCHEMA_ERRORS
+        crate::app::EXIT_SCHEMA_ERRORS
     } else {
-        crate::EXIT_OK
+        crate::app::EXIT_OK
     };
     Ok(Checked {
         report,

@@ -28,15 +28,16 @@ use iceberg::arrow::schema_to_arrow_schema;
 use iceberg::table::Table;
 use schema2iceberg_mapper::diff::Side;
 
+pub use crate::project::channel::Compression;
 pub use progress::PROGRESS_PROPERTY;
 pub use table::{open_catalog, CATALOG_NAME, LOCK_FILE};
-pub use target::Compression;
 
-use crate::diff::{existing_table_against_schema, DiffFormat};
-use crate::records::input::{InputKind, Source, Tail};
-use crate::records::run::{in_order, workers};
-use crate::records::{prepare, Prepared, RecordSourceArgs};
-use crate::{usage_error, ColorArg, EXIT_OK, EXIT_SCHEMA_ERRORS};
+use crate::app::{usage_error, ColorArg, EXIT_OK, EXIT_SCHEMA_ERRORS};
+use crate::intake::input::{InputKind, Source, Tail};
+use crate::intake::order::{in_order, workers};
+use crate::intake::{prepare, IntakeError, Prepared, RecordSourceArgs};
+use crate::project::ProjectError;
+use crate::render::diff::{existing_table_against_schema, DiffFormat};
 use check::BatchChecker;
 use cycle::{CyclePolicy, Driver, DriverSettings};
 use output::{Bar, DeliverFormat, Summary};
@@ -135,18 +136,43 @@ pub(crate) struct DeliverArgs {
 pub(crate) fn run_deliver(args: DeliverArgs) -> ExitCode {
     match deliver(&args) {
         Ok(exit) => exit,
-        Err(message) => usage_error(&message),
+        Err(e) => usage_error(e),
     }
 }
 
-fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
+/// Why `deliver` stopped: a usage or I/O error (exit 2). The cycle under way is not committed.
+#[derive(Debug, thiserror::Error)]
+enum DeliverError {
+    /// The schema, the inputs, the toml or a channel configuration.
+    #[error(transparent)]
+    Intake(#[from] IntakeError),
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error(transparent)]
+    Target(#[from] target::TargetError),
+    #[error("which partition? the channel partitions its table by the hour of one date-time field: give --partition FIELD, a --channel-config with its SourceName, or a partition in schema2iceberg.toml")]
+    NoPartition,
+    #[error("INPUT `{0}` is given twice; each input is delivered once")]
+    InputTwice(String),
+    /// A step of the delivery (the warehouse, the catalog, the table, a cycle), in its words.
+    #[error("{0}")]
+    Step(String),
+}
+
+impl From<String> for DeliverError {
+    fn from(message: String) -> Self {
+        DeliverError::Step(message)
+    }
+}
+
+fn deliver(args: &DeliverArgs) -> Result<ExitCode, DeliverError> {
     let Prepared {
         checker,
         sources,
         setup,
     } = prepare(&args.source, args.color.color)?;
     if checker.partition_source().is_none() {
-        return Err("which partition? the channel partitions its table by the hour of one date-time field: give --partition FIELD, a --channel-config with its SourceName, or a partition in schema2iceberg.toml".to_string());
+        return Err(DeliverError::NoPartition);
     }
     let target = target::resolve(
         args.namespace.as_deref(),
@@ -161,9 +187,8 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
         .enumerate()
         .find(|(i, key)| keys.iter().skip(i + 1).any(|k| k == *key))
     {
-        return Err(format!(
-            "INPUT `{}` is given twice; each input is delivered once",
-            names.get(index).map_or("-", String::as_str)
+        return Err(DeliverError::InputTwice(
+            names.get(index).map_or("-", String::as_str).to_string(),
         ));
     }
     let dlq_dir_in = |warehouse: &std::path::Path| {
@@ -289,7 +314,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, String> {
     } else {
         EXIT_OK
     };
-    Ok(crate::print_stdout(&rendered, exit))
+    Ok(crate::app::print_stdout(&rendered, exit))
 }
 
 /// The name each input is known by in the table's progress: a file's canonical path (so that
@@ -447,7 +472,7 @@ fn refuse_evolution(
             format!(": {}", why.join("; "))
         }
     );
-    let exit = crate::print_stdout(&rendered, EXIT_SCHEMA_ERRORS);
+    let exit = crate::app::print_stdout(&rendered, EXIT_SCHEMA_ERRORS);
     let _ = writeln!(anstream::stderr(), "error: {message}");
     exit
 }

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use schema2iceberg_parser::absolute_path;
 
-use crate::check::config::Config;
+use crate::project::config::Config;
 
 use super::load::{load, SideOptions};
 use super::{error, pair, DiffError, DiffRequest, FileDiff};
