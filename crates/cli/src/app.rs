@@ -55,9 +55,13 @@ pub(crate) struct ColorArg {
     pub(crate) color: ColorWhen,
 }
 
-fn parse_draft(text: &str) -> Result<Draft, String> {
-    Draft::from_flag(text)
-        .ok_or_else(|| format!("`{text}` is not a supported draft: use 04, 06 or 07"))
+/// A `--draft` that is not 04, 06 or 07 (clap prints it after `invalid value`).
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is not a supported draft: use 04, 06 or 07")]
+pub(crate) struct NotADraft(String);
+
+fn parse_draft(text: &str) -> Result<Draft, NotADraft> {
+    Draft::from_flag(text).ok_or_else(|| NotADraft(text.to_string()))
 }
 
 /// A command's result, rendered: what goes to standard output and standard error, and the

@@ -160,8 +160,19 @@ struct TableArgs {
     channel_config: Vec<PathBuf>,
 }
 
-fn parse_uuid(text: &str) -> Result<uuid::Uuid, String> {
-    uuid::Uuid::parse_str(text).map_err(|e| format!("`{text}` is not a UUID: {e}"))
+/// A `--table-uuid` that is not a UUID (clap prints it after `invalid value`).
+#[derive(Debug, thiserror::Error)]
+#[error("`{text}` is not a UUID: {source}")]
+pub(crate) struct NotAUuid {
+    text: String,
+    source: uuid::Error,
+}
+
+fn parse_uuid(text: &str) -> Result<uuid::Uuid, NotAUuid> {
+    uuid::Uuid::parse_str(text).map_err(|source| NotAUuid {
+        text: text.to_string(),
+        source,
+    })
 }
 
 /// Everything `compile` needs besides the schema bytes.

@@ -89,7 +89,8 @@ pub(crate) struct ReadEnd {
 /// Memory stays bounded: at most `workers * 4 + 2` batches, and at most [`BYTES_IN_FLIGHT`]
 /// bytes of records (one larger batch alone), are read, worked on or waiting for their turn at
 /// any time (enough to keep every worker busy while `consume` waits for a slow batch, few
-/// enough that memory does not grow with the input).
+/// enough that memory does not grow with the input). Over 80 lines: the reader, the workers and
+/// the consumer share one thread scope and its channels.
 pub(crate) fn in_order<T: Send>(
     sources: &[Source],
     kind: InputKind,
