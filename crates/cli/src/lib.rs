@@ -1,10 +1,19 @@
 //! The `schema2iceberg` command line: it parses the arguments and hands them to the command's
 //! module. Each command (`compile`, `check`, `diff`, `bundle`, `records`, `deliver`,
-//! `policies`, and `shell`'s `completions` and `man`) owns its arguments, help, run and
-//! rendering; what several read about the user's project is in `project`, the records front
-//! that `records` and `deliver` share in `intake`, renderings several show in `render`, and exit
-//! codes, usage errors, standard output and colour in `app`. No command imports another.
-//! `codes`, `corpus` and `docs` serve the generated documentation (`cargo xtask`).
+//! `policies`, and `shell`'s `completions` and `man`) has one shape: its module owns its clap
+//! arguments (`…Args`), its help (`HELP`, the `after_help`), its typed error, and
+//! `run(args) -> ExitCode`, which renders its outcome and writes it through `app`. The commands
+//! whose result fits in memory also offer it as a value, from a request (`compile_bytes`,
+//! `check::check`, `diff::run_diff`, `bundle::bundle_file`), for the tests and the generated
+//! docs; `records` and `deliver` stream theirs.
+//!
+//! Below the commands: `app` (exit codes, usage errors, the one standard-output writer, colour,
+//! and the arguments every schema-reading command shares), `project` (what several commands
+//! read about the user's project: `schema2iceberg.toml`, the channel configuration, how a
+//! schema and its reference root are read), `intake` (the records front that `records` and
+//! `deliver` share) and `render` (renderings several commands show). No command imports
+//! another (`tests/layout.rs`). `codes`, `corpus` and `docs` serve the generated documentation
+//! (`cargo xtask`).
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -118,9 +127,9 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         Command::Check(args) => check::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Bundle(args) => bundle::run(args),
-        Command::Records(args) => records::run_records(args),
-        Command::Deliver(args) => deliver::run_deliver(args),
-        Command::Policies(args) => policies::run_policies(args),
+        Command::Records(args) => records::run(args),
+        Command::Deliver(args) => deliver::run(args),
+        Command::Policies(args) => policies::run(args),
         Command::Completions(args) => shell::run_completions(args, Cli::command()),
         Command::Man(args) => shell::run_man(args, Cli::command()),
     }

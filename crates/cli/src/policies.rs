@@ -305,7 +305,7 @@ pub fn write_out(dir: &Path, documents: &Documents) -> Result<Vec<String>, Polic
         .collect())
 }
 
-pub(crate) fn run_policies(args: PoliciesArgs) -> ExitCode {
+pub(crate) fn run(args: PoliciesArgs) -> ExitCode {
     let options = GenerateOptions {
         dlq_kms_key: args.dlq_kms_key.clone(),
         query_role: args.query_role.clone(),

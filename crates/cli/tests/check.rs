@@ -41,7 +41,7 @@ fn check(repo: &str, adjust: impl Fn(&mut CheckRequest)) -> String {
             Err(e) => {
                 out.push_str(&format!(
                     "--- {format:?} (usage error, exit 2) ---\n{}\n",
-                    e.message
+                    e
                 ));
             }
         }
@@ -184,7 +184,9 @@ fn usage_errors() {
         ("--partition with many schemas", partition_many),
         ("missing path", missing),
     ] {
-        let message = run_check(&req, CheckFormat::Text).err().map(|e| e.message);
+        let message = run_check(&req, CheckFormat::Text)
+            .err()
+            .map(|e| e.to_string());
         out.push_str(&format!(
             "{name}: {}\n",
             message.unwrap_or_else(|| "(no error)".to_string())

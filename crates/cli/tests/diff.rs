@@ -28,10 +28,7 @@ fn check(request: &DiffRequest) -> String {
                 "--- {format:?} (exit {}) ---\n{}\n",
                 diffed.exit, diffed.stdout
             )),
-            Err(e) => out.push_str(&format!(
-                "--- {format:?} (usage error) ---\n{}\n",
-                e.message
-            )),
+            Err(e) => out.push_str(&format!("--- {format:?} (usage error) ---\n{}\n", e)),
         }
     }
     out
@@ -168,7 +165,9 @@ fn git_mode_outside_a_repository_says_so_in_one_line() {
     // GIT_CEILING_DIRECTORIES would be needed if the temporary folder were inside a repository.
     let mut request = DiffRequest::new(&dir, Vec::new());
     request.git = Some("HEAD".to_string());
-    let message = run_diff(&request, DiffFormat::Text).unwrap_err().message;
+    let message = run_diff(&request, DiffFormat::Text)
+        .unwrap_err()
+        .to_string();
     std::fs::remove_dir_all(&dir).unwrap();
     let shown = message.replace(&dir.display().to_string(), "<tmp>");
     insta::assert_snapshot!(shown);

@@ -139,7 +139,7 @@ pub(crate) fn run(args: CheckArgs) -> ExitCode {
             std::mem::forget(checked);
             exit
         }
-        Err(e) => usage_error(&e.message),
+        Err(e) => usage_error(e),
     }
 }
 
@@ -222,11 +222,52 @@ pub struct Checked {
     pub exit: u8,
 }
 
-/// A mistake in the request itself: exit code 2.
-#[derive(Debug, Clone)]
-pub struct UsageError {
-    /// The message for standard error, printed after `error: `.
-    pub message: String,
+/// A mistake in the request itself, or a file that cannot be read: exit code 2, the message
+/// printed after `error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    /// A file that cannot be read.
+    #[error("cannot read `{shown}`: {source}")]
+    Read {
+        shown: String,
+        source: std::io::Error,
+    },
+    /// `--allow`/`--warn`/`--deny` of a code that does not exist.
+    #[error("`{0}` is not a diagnostic code (docs/diagnostics.md lists them; `warnings` is the group of all warnings)")]
+    UnknownCode(String),
+    /// A code given two levels.
+    #[error("`{0}` is given to more than one of --allow, --warn and --deny")]
+    CodeTwice(String),
+    /// `--config` of a file that does not exist.
+    #[error("config file `{0}` does not exist")]
+    NoConfig(String),
+    /// Policy flags without `--channel-config`.
+    #[error("--role-policy, --trust-policy, --table-key-policy, --table-bucket-policy and --dlq-kms-key are checked against a channel: give its --channel-config")]
+    PoliciesWithoutChannel,
+    /// A `--dlq-kms-key` that is not a key ARN.
+    #[error("--dlq-kms-key `{0}` is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)")]
+    NotAKmsKey(String),
+    /// A policy document that does not exist.
+    #[error("policy document `{0}` does not exist")]
+    NoPolicyDocument(String),
+    /// A `--channel-config` that does not exist.
+    #[error("channel configuration `{0}` does not exist")]
+    NoChannelConfig(String),
+    /// A path or glob that finds nothing.
+    #[error(transparent)]
+    Paths(#[from] crate::project::discover::DiscoverError),
+    /// `--partition` with more than one schema.
+    #[error("--partition is for a single schema, but {0} schemas were found; set `partition` per glob in {file}", file = crate::project::config::FILE_NAME)]
+    PartitionForMany(usize),
+    /// A channel whose permissions cannot be checked.
+    #[error("the permissions of the channel in {names} cannot be checked: {source}")]
+    Permissions {
+        names: String,
+        source: schema2iceberg_mapper::policies::FactsError,
+    },
+    /// The JSON report cannot be written.
+    #[error("cannot write the report as JSON: {0}")]
+    Json(serde_json::Error),
 }
 
 /// Runs the whole check.

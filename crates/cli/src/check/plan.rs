@@ -62,16 +62,10 @@ fn command_line_overrides(request: &CheckRequest) -> Result<Overrides, UsageErro
     ] {
         for code in codes_given {
             if code != "warnings" && codes::find(code).is_none() {
-                return Err(UsageError {
-                    message: format!("`{code}` is not a diagnostic code (docs/diagnostics.md lists them; `warnings` is the group of all warnings)"),
-                });
+                return Err(UsageError::UnknownCode(code.to_string()));
             }
             if !seen.insert(code.clone()) {
-                return Err(UsageError {
-                    message: format!(
-                        "`{code}` is given to more than one of --allow, --warn and --deny"
-                    ),
-                });
+                return Err(UsageError::CodeTwice(code.to_string()));
             }
             overrides.set(code, level);
         }
@@ -102,12 +96,10 @@ fn load_config(request: &CheckRequest) -> Result<Config, ConfigError> {
         Some(path) => {
             let path = request.dir.join(path);
             if !path.is_file() {
-                return Err(ConfigError::Usage(UsageError {
-                    message: format!(
-                        "config file `{}` does not exist",
-                        display_of(&path, &request.dir)
-                    ),
-                }));
+                return Err(ConfigError::Usage(UsageError::NoConfig(display_of(
+                    &path,
+                    &request.dir,
+                ))));
             }
             Some(path)
         }
@@ -117,8 +109,9 @@ fn load_config(request: &CheckRequest) -> Result<Config, ConfigError> {
         return Ok(Config::none(&request.dir));
     };
     let display = display_of(&path, &request.dir);
-    let text = std::fs::read_to_string(&path).map_err(|e| UsageError {
-        message: format!("cannot read `{display}`: {e}"),
+    let text = std::fs::read_to_string(&path).map_err(|source| UsageError::Read {
+        shown: display.clone(),
+        source,
     })?;
     config::load(&path, &display, &text).map_err(|diagnostics| {
         ConfigError::Mistakes(ConfigFailure {
@@ -175,20 +168,14 @@ fn command_line_policies(request: &CheckRequest) -> Result<Option<ChannelPolicie
         return Ok(None);
     }
     if request.channel_configs.is_empty() {
-        return Err(UsageError {
-            message: "--role-policy, --trust-policy, --table-key-policy, --table-bucket-policy and --dlq-kms-key are checked against a channel: give its --channel-config".to_string(),
-        });
+        return Err(UsageError::PoliciesWithoutChannel);
     }
     if let Some(key) = flags
         .dlq_kms_key
         .as_deref()
         .filter(|k| !config::is_kms_key_arn(k))
     {
-        return Err(UsageError {
-            message: format!(
-                "--dlq-kms-key `{key}` is not a KMS key ARN (arn:aws:kms:REGION:ACCOUNT:key/ID)"
-            ),
-        });
+        return Err(UsageError::NotAKmsKey(key.to_string()));
     }
     let join = |p: &PathBuf| request.dir.join(p);
     let entry = ChannelPolicies {
@@ -201,12 +188,10 @@ fn command_line_policies(request: &CheckRequest) -> Result<Option<ChannelPolicie
     };
     for path in entry.policy_files() {
         if !path.is_file() {
-            return Err(UsageError {
-                message: format!(
-                    "policy document `{}` does not exist",
-                    display_of(&path, &request.dir)
-                ),
-            });
+            return Err(UsageError::NoPolicyDocument(display_of(
+                &path,
+                &request.dir,
+            )));
         }
     }
     Ok(Some(entry))
@@ -242,10 +227,7 @@ fn find_files(
             .map(|p| (p.display().to_string(), request.dir.join(p)))
             .collect()
     };
-    let mut files =
-        discover::expand(&paths, &config.skip, &config.dir).map_err(|e| UsageError {
-            message: e.to_string(),
-        })?;
+    let mut files = discover::expand(&paths, &config.skip, &config.dir)?;
     if let Some(output) = request.output {
         files.retain(|path| discover::FileId::of_path(path) != Some(output));
     }
@@ -256,12 +238,7 @@ fn find_files(
         .collect();
     for path in &cli_channel {
         if !path.is_file() {
-            return Err(UsageError {
-                message: format!(
-                    "channel configuration `{}` does not exist",
-                    display_of(path, &request.dir)
-                ),
-            });
+            return Err(UsageError::NoChannelConfig(display_of(path, &request.dir)));
         }
     }
     // Each channel configuration, by its real path, as the config or the command line names it.
@@ -304,13 +281,7 @@ fn find_files(
         add_schemas_using(config, &given_channels, &request.dir, &mut schemas)?;
     }
     if request.partition.is_some() && schemas.len() > 1 {
-        return Err(UsageError {
-            message: format!(
-                "--partition is for a single schema, but {} schemas were found; set `partition` per glob in {}",
-                schemas.len(),
-                config::FILE_NAME
-            ),
-        });
+        return Err(UsageError::PartitionForMany(schemas.len()));
     }
     Ok(Found {
         schemas,
@@ -364,8 +335,9 @@ fn read_channels(
             if config_files.contains_key(path) {
                 continue;
             }
-            let bytes = std::fs::read(path).map_err(|e| UsageError {
-                message: format!("cannot read `{}`: {e}", display_of(path, &request.dir)),
+            let bytes = std::fs::read(path).map_err(|source| UsageError::Read {
+                shown: display_of(path, &request.dir),
+                source,
             })?;
             config_files.insert(
                 path.clone(),
@@ -391,8 +363,9 @@ fn read_channels(
         if config_files.contains_key(path) {
             continue;
         }
-        let bytes = std::fs::read(path).map_err(|e| UsageError {
-            message: format!("cannot read `{}`: {e}", display_of(path, &request.dir)),
+        let bytes = std::fs::read(path).map_err(|source| UsageError::Read {
+            shown: display_of(path, &request.dir),
+            source,
         })?;
         let parsed = JsonFile::parse(display_of(path, &request.dir), bytes);
         let checked = check_channel_configs(std::slice::from_ref(&parsed.0));
@@ -433,10 +406,7 @@ fn add_schemas_using(
         &[(".".to_string(), config.dir.clone())],
         &config.skip,
         &config.dir,
-    )
-    .map_err(|e| UsageError {
-        message: e.to_string(),
-    })?;
+    )?;
     for path in everything {
         let settings = config.settings_for(&path);
         let uses = settings

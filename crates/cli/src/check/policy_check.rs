@@ -84,8 +84,9 @@ fn read(
     path: &std::path::Path,
 ) -> Result<(JsonFile, Vec<Diagnostic>), UsageError> {
     let display = display_of(path, &request.dir);
-    let bytes = std::fs::read(path).map_err(|e| UsageError {
-        message: format!("cannot read `{display}`: {e}"),
+    let bytes = std::fs::read(path).map_err(|source| UsageError::Read {
+        shown: display.clone(),
+        source,
     })?;
     Ok(JsonFile::parse(display, bytes))
 }
@@ -128,11 +129,9 @@ fn check_one(request: &CheckRequest, entry: &ChannelPolicies) -> Result<Checked,
     diagnostics.extend(configuration.diagnostics);
     if usable {
         let names: Vec<&str> = configs.iter().map(|f| f.display.as_str()).collect();
-        let facts = channel_facts(&configs).map_err(|e| UsageError {
-            message: format!(
-                "the permissions of the channel in {} cannot be checked: {e}",
-                names.join(", ")
-            ),
+        let facts = channel_facts(&configs).map_err(|source| UsageError::Permissions {
+            names: names.join(", "),
+            source,
         })?;
         diagnostics.extend(check_policies(&facts, &files));
     }

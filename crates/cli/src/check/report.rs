@@ -163,9 +163,7 @@ fn finish(
 }
 
 fn unserializable(e: serde_json::Error) -> UsageError {
-    UsageError {
-        message: format!("cannot write the report as JSON: {e}"),
-    }
+    UsageError::Json(e)
 }
 
 /// The text block of one file: a header and its diagnostics; nothing for a clean file.

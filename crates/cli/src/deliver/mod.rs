@@ -133,7 +133,7 @@ pub(crate) struct DeliverArgs {
 }
 
 /// Runs `deliver`.
-pub(crate) fn run_deliver(args: DeliverArgs) -> ExitCode {
+pub(crate) fn run(args: DeliverArgs) -> ExitCode {
     match deliver(&args) {
         Ok(exit) => exit,
         Err(e) => usage_error(e),

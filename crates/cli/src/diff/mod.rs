@@ -97,7 +97,7 @@ pub(crate) fn run(args: DiffArgs) -> ExitCode {
     };
     match run_diff(&request, args.format) {
         Ok(diffed) => print_stdout(&diffed.stdout, diffed.exit),
-        Err(e) => usage_error(&e.message),
+        Err(e) => usage_error(e),
     }
 }
 
@@ -165,17 +165,35 @@ pub struct DiffRequest {
     pub color: bool,
 }
 
-/// A usage or I/O problem: exit code 2.
-#[derive(Debug, Clone)]
-pub struct DiffError {
-    /// For standard error.
-    pub message: String,
-}
-
-fn error(message: impl Into<String>) -> DiffError {
-    DiffError {
-        message: message.into(),
-    }
+/// A usage or I/O problem: exit code 2, the message printed after `error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    /// A file that cannot be read.
+    #[error("cannot read `{shown}`: {source}")]
+    Read {
+        shown: String,
+        source: std::io::Error,
+    },
+    /// `schema2iceberg.toml` has mistakes, drawn under the one `error:` line.
+    #[error("{}", config_mistakes(shown, text, diagnostics, *color))]
+    ConfigMistakes {
+        shown: String,
+        text: String,
+        diagnostics: Vec<schema2iceberg_parser::Diagnostic>,
+        color: bool,
+    },
+    /// Neither two files nor `--git`.
+    #[error("give OLD and NEW, or --git REV [PATHS]...")]
+    NoPair,
+    /// git cannot be started.
+    #[error("cannot run git: {0}")]
+    GitNotRun(std::io::Error),
+    /// git failed; its first line of standard error.
+    #[error("git {args} failed: {first}")]
+    GitFailed { args: String, first: String },
+    /// `--git` outside a repository.
+    #[error("--git compares with a revision, but `{}` is not inside a git repository", .0.display())]
+    NotARepository(PathBuf),
 }
 
 /// The rendered result.
@@ -306,18 +324,18 @@ fn from_channel(request: &DiffRequest, settings: &config::FileSettings) -> FromC
 }
 
 /// The configuration's mistakes, rendered under one `error:` line.
-fn config_error(
+fn config_mistakes(
     display: &str,
     text: &str,
     diagnostics: &[schema2iceberg_parser::Diagnostic],
     color: bool,
-) -> DiffError {
+) -> String {
     let mut message = format!("`{display}` has mistakes, so nothing was compared:\n");
     for d in diagnostics {
         message.push_str(&render::diagnostic(Some(text), d, color));
         message.push('\n');
     }
-    error(message.trim_end().to_string())
+    message.trim_end().to_string()
 }
 
 /// Runs `diff`.
@@ -325,10 +343,18 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
     let config = match config::find(&request.dir) {
         Some(path) => {
             let display = display_of(&path, &request.dir);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| error(format!("cannot read `{display}`: {e}")))?;
-            config::load(&path, &display, &text)
-                .map_err(|diagnostics| config_error(&display, &text, &diagnostics, request.color))?
+            let text = std::fs::read_to_string(&path).map_err(|source| DiffError::Read {
+                shown: display.clone(),
+                source,
+            })?;
+            config::load(&path, &display, &text).map_err(|diagnostics| {
+                DiffError::ConfigMistakes {
+                    shown: display.clone(),
+                    text: text.clone(),
+                    diagnostics,
+                    color: request.color,
+                }
+            })?
         }
         None => Config::none(&request.dir),
     };
@@ -337,14 +363,18 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
     match &request.git {
         None => {
             let [old_path, new_path] = request.files.as_slice() else {
-                return Err(error("give OLD and NEW, or --git REV [PATHS]..."));
+                return Err(DiffError::NoPair);
             };
             let old_full = request.dir.join(old_path);
             let new_full = request.dir.join(new_path);
-            let old_bytes = std::fs::read(&old_full)
-                .map_err(|e| error(format!("cannot read `{}`: {e}", old_path.display())))?;
-            let new_bytes = std::fs::read(&new_full)
-                .map_err(|e| error(format!("cannot read `{}`: {e}", new_path.display())))?;
+            let read = |full: &std::path::Path, shown: &std::path::Path| {
+                std::fs::read(full).map_err(|source| DiffError::Read {
+                    shown: shown.display().to_string(),
+                    source,
+                })
+            };
+            let old_bytes = read(&old_full, old_path)?;
+            let new_bytes = read(&new_full, new_path)?;
             let (options, choice) = SideOptions::for_new(request, &config, &new_full);
             let old = load(
                 &old_path.display().to_string(),

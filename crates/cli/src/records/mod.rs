@@ -71,7 +71,7 @@ pub(crate) struct RecordsArgs {
 }
 
 /// Runs `records`.
-pub(crate) fn run_records(args: RecordsArgs) -> ExitCode {
+pub(crate) fn run(args: RecordsArgs) -> ExitCode {
     match records(&args) {
         Ok(exit) => exit,
         Err(e) => usage_error(e),
