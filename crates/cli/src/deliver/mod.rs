@@ -30,7 +30,7 @@ use schema2iceberg_mapper::diff::Side;
 
 pub use crate::project::channel::Compression;
 pub use progress::PROGRESS_PROPERTY;
-pub use table::{open_catalog, CATALOG_NAME, LOCK_FILE};
+pub use table::{open_catalog, TableError, CATALOG_NAME, LOCK_FILE};
 
 use crate::app::{usage_error, ColorArg, EXIT_OK, EXIT_SCHEMA_ERRORS};
 use crate::intake::input::{InputKind, Source, Tail};
@@ -150,10 +150,24 @@ enum DeliverError {
     Project(#[from] ProjectError),
     #[error(transparent)]
     Target(#[from] target::TargetError),
+    #[error(transparent)]
+    Table(#[from] table::TableError),
     #[error("which partition? the channel partitions its table by the hour of one date-time field: give --partition FIELD, a --channel-config with its SourceName, or a partition in schema2iceberg.toml")]
     NoPartition,
     #[error("INPUT `{0}` is given twice; each input is delivered once")]
     InputTwice(String),
+    /// A path that cannot be made absolute.
+    #[error("cannot resolve `{}`: {source}", .path.display())]
+    Resolve {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("the table's Arrow schema: {0}")]
+    ArrowSchema(Box<iceberg::Error>),
+    #[error("--cycle-records does not apply to get-records input: its cycles follow ApproximateArrivalTimestamp and the channel's DataFreshnessInSeconds, as the channel's do")]
+    CycleRecordsWithArrival,
     /// A step of the delivery (the warehouse, the catalog, the table, a cycle), in its words.
     #[error("{0}")]
     Step(String),
@@ -198,8 +212,10 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, DeliverError> {
     };
     // Checked before the warehouse is made, so that a bad prefix leaves nothing behind.
     dlq_dir_in(
-        &std::path::absolute(&args.warehouse)
-            .map_err(|e| format!("cannot resolve `{}`: {e}", args.warehouse.display()))?,
+        &std::path::absolute(&args.warehouse).map_err(|source| DeliverError::Resolve {
+            path: args.warehouse.clone(),
+            source,
+        })?,
     )?;
     let warehouse = table::warehouse_folder(&args.warehouse)?;
     let dlq_dir = dlq_dir_in(&warehouse)?;
@@ -207,7 +223,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, DeliverError> {
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(DeliverError::Runtime)?;
     let _lock = table::lock_warehouse(&warehouse)?;
     let catalog = runtime.block_on(open_catalog(&warehouse))?;
     let (table, created) =
@@ -233,7 +249,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, DeliverError> {
     let metadata = table.metadata();
     let arrow_schema = Arc::new(
         schema_to_arrow_schema(metadata.current_schema())
-            .map_err(|e| format!("the table's Arrow schema: {e}"))?,
+            .map_err(|e| DeliverError::ArrowSchema(Box::new(e)))?,
     );
     let splitter = partition::HourSplitter::new(
         metadata.default_partition_spec(),
@@ -323,7 +339,7 @@ fn deliver(args: &DeliverArgs) -> Result<ExitCode, DeliverError> {
 /// `x.ndjson`, `./x.ndjson`, `sub/../x.ndjson` and a link to it are one input), `-` for
 /// standard input. A file that cannot be resolved is named by its absolute path; reading it
 /// then says why.
-fn input_keys(sources: &[Source]) -> Result<Vec<String>, String> {
+fn input_keys(sources: &[Source]) -> Result<Vec<String>, DeliverError> {
     sources
         .iter()
         .map(|source| match source {
@@ -331,15 +347,18 @@ fn input_keys(sources: &[Source]) -> Result<Vec<String>, String> {
             Source::File(path) => std::fs::canonicalize(path)
                 .or_else(|_| std::path::absolute(path))
                 .map(|p| p.display().to_string())
-                .map_err(|e| format!("cannot resolve `{}`: {e}", path.display())),
+                .map_err(|source| DeliverError::Resolve {
+                    path: path.clone(),
+                    source,
+                }),
         })
         .collect()
 }
 
 /// The cycle policy: records per cycle, or arrival times for get-records.
-fn cycle_policy(args: &DeliverArgs, target: &Target) -> Result<CyclePolicy, String> {
+fn cycle_policy(args: &DeliverArgs, target: &Target) -> Result<CyclePolicy, DeliverError> {
     match (args.source.input, args.cycle_records) {
-        (InputKind::GetRecords, Some(_)) => Err("--cycle-records does not apply to get-records input: its cycles follow ApproximateArrivalTimestamp and the channel's DataFreshnessInSeconds, as the channel's do".to_string()),
+        (InputKind::GetRecords, Some(_)) => Err(DeliverError::CycleRecordsWithArrival),
         (InputKind::GetRecords, None) => Ok(CyclePolicy::Arrival {
             freshness_micros: i64::try_from(target.freshness_seconds)
                 .unwrap_or(i64::MAX / 1_000_000)
