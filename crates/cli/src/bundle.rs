@@ -41,6 +41,10 @@ Diagnostics go to standard error, and nothing is written when there is one.";
 
 #[derive(Debug, clap::Args)]
 #[command(
+    about = "Print the one self-contained document to register: the schema with every file that its $refs reach inlined under `definitions`",
+    after_help = HELP
+)]
+#[command(
     mut_arg("ref_root", |a| a.help("The folder that file $refs may read from [default: as compile: the nearest folder at or above the schema's that holds a schema2iceberg.toml or a .git, otherwise the schema's]")),
     mut_arg("color", |a| a.help("Color the diagnostics")),
 )]

@@ -72,39 +72,17 @@ struct Cli {
     command: Command,
 }
 
+/// The commands; each command's `about` and `after_help` are on its arguments struct.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Compile one JSON Schema into the Iceberg schema and partition spec the channel creates.
-    #[command(after_help = compile::HELP)]
     Compile(compile::CompileArgs),
-    /// Check every schema (and channel configuration) in a repository: the CI gate.
-    #[command(after_help = check::HELP)]
     Check(check::CheckArgs),
-    /// Show what a schema change does to the table, to a running channel, and under Iceberg's
-    /// evolution rules.
-    #[command(after_help = diff::HELP)]
     Diff(diff::DiffArgs),
-    /// Print the one self-contained document to register: the schema with every file that its
-    /// $refs reach inlined under `definitions`.
-    #[command(after_help = bundle::HELP)]
     Bundle(bundle::BundleArgs),
-    /// Run sample records through the channel's steps: which reach the table, which go to the
-    /// dead-letter queue, and why.
-    #[command(after_help = records::HELP)]
     Records(records::RecordsArgs),
-    /// Act as the channel, locally: create its table in a local Iceberg catalog and deliver
-    /// records into it, cycle by cycle, with failures in a dead-letter folder.
-    #[command(after_help = deliver::HELP)]
     Deliver(deliver::DeliverArgs),
-    /// Print the role, trust, table-key and table-bucket policies that a channel needs, from
-    /// its configuration.
-    #[command(after_help = policies::HELP)]
     Policies(policies::PoliciesArgs),
-    /// Print the shell completion script for bash, zsh, fish, powershell or elvish.
-    #[command(after_help = shell::COMPLETIONS_HELP)]
     Completions(shell::CompletionsArgs),
-    /// Print the man page, or write one page per command into a folder.
-    #[command(after_help = shell::MAN_HELP)]
     Man(shell::ManArgs),
 }
 

@@ -66,6 +66,10 @@ pub enum PoliciesFormat {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Print the role, trust, table-key and table-bucket policies that a channel needs, from its configuration",
+    after_help = HELP
+)]
 pub(crate) struct PoliciesArgs {
     /// A Kinesis or MSK channel configuration, as check reads it; repeatable for one split over
     /// files.

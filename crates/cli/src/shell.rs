@@ -35,6 +35,10 @@ Examples:
 Exit codes: 0 written, 2 usage or I/O error.";
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Print the shell completion script for bash, zsh, fish, powershell or elvish",
+    after_help = COMPLETIONS_HELP
+)]
 pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum, value_name = "SHELL")]
@@ -42,6 +46,10 @@ pub(crate) struct CompletionsArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Print the man page, or write one page per command into a folder",
+    after_help = MAN_HELP
+)]
 pub(crate) struct ManArgs {
     /// Write one page per command into DIR (created if missing) instead of printing the main
     /// page.

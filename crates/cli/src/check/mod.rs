@@ -48,6 +48,10 @@ Exit codes: 0 no errors, 1 errors remain after the severity overrides, 2 usage o
 
 #[derive(Debug, clap::Args)]
 #[command(
+    about = "Check every schema (and channel configuration) in a repository: the CI gate",
+    after_help = HELP
+)]
+#[command(
     mut_arg("draft", |a| a.help("Read every schema as this draft, whatever its $schema says")),
     mut_arg("ref_root", |a| a.help("The folder that file $refs may read from [default: the config's folder, else the current directory]")),
 )]

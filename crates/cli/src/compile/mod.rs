@@ -97,6 +97,10 @@ pub enum Format {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Compile one JSON Schema into the Iceberg schema and partition spec the channel creates",
+    after_help = HELP
+)]
 pub(crate) struct CompileArgs {
     /// The JSON Schema file, or - to read standard input.
     #[arg(value_name = "SCHEMA")]

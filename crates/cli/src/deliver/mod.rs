@@ -98,6 +98,10 @@ another run holding the warehouse. On an error, the cycle under way is not
 committed: the table keeps its last committed snapshot.";
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Act as the channel, locally: create its table in a local Iceberg catalog and deliver records into it, cycle by cycle, with failures in a dead-letter folder",
+    after_help = HELP
+)]
 pub(crate) struct DeliverArgs {
     #[command(flatten)]
     source: RecordSourceArgs,

@@ -46,6 +46,10 @@ Exit codes: 0 nothing reaches --fail-on, 1 something does (or a side does not co
 
 #[derive(Debug, clap::Args)]
 #[command(
+    about = "Show what a schema change does to the table, to a running channel, and under Iceberg's evolution rules",
+    after_help = HELP
+)]
+#[command(
     mut_arg("draft", |a| a.help("Read both sides as this draft, whatever their $schema says")),
     mut_arg("ref_root", |a| a.help("The folder that file $refs may read from, for both sides [default: as check: the config's ref-root for NEW, else the config's folder, else the current directory]")),
 )]

@@ -57,6 +57,10 @@ or I/O error, an input that is not of its --input kind, or a schema that does no
 diagnostics are shown on standard error). docs/records.md describes each step and reason.";
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Run sample records through the channel's steps: which reach the table, which go to the dead-letter queue, and why",
+    after_help = HELP
+)]
 pub(crate) struct RecordsArgs {
     #[command(flatten)]
     source: RecordSourceArgs,
