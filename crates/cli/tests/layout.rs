@@ -1,7 +1,8 @@
 //! The shape of the command line's source: no command module imports another. Each command
 //! reads what it shares with others from the layers below it (`app`, `project`, `intake`,
-//! `render`, `codes`); a `crate::` (or root-reaching `super::`) path in a command's files that
-//! names another command fails here.
+//! `render`, `codes`), and those layers use no command; a `crate::` (or root-reaching
+//! `super::`) path in a command's files that names another command, or in a layer's files that
+//! names any command, fails here.
 //!
 //! `SCHEMA2ICEBERG_LAYOUT_SRC` points the test at another `src` folder (to see it fail on a
 //! layout where commands import each other).
@@ -12,6 +13,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
+
+/// The layers below the commands, which every command may use and which use no command.
+const LAYERS: &[&str] = &["app", "codes", "intake", "project", "render"];
 
 /// The command modules: one per subcommand (`shell` holds `completions` and `man`).
 const COMMANDS: &[&str] = &[
@@ -167,6 +171,27 @@ fn no_command_module_imports_another() {
         "commands import each other; move what they share to project, intake, render or app:\n{}",
         problems.join("\n")
     );
+}
+
+#[test]
+fn the_layers_below_the_commands_import_no_command() {
+    let src = src();
+    let reexports = root_reexports(&src);
+    let mut problems = Vec::new();
+    for layer in LAYERS {
+        for (path, depth) in module_files(&src, layer) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for named in named_roots(&text, depth, &reexports) {
+                if COMMANDS.contains(&named.as_str()) {
+                    problems.push(format!(
+                        "{} (layer `{layer}`) imports the command `{named}`",
+                        path.strip_prefix(&src).unwrap_or(&path).display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
