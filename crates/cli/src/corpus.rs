@@ -100,8 +100,8 @@ pub fn run_check(request: &CorpusRequest) -> Result<Checked, CorpusError> {
         check_request.paths = vec![PathBuf::from(source)];
     }
     let checked =
-        check(&check_request, CheckFormat::Json).map_err(|e| CorpusError::Check(e.message))?;
-    if checked.exit == crate::EXIT_USAGE {
+        check(&check_request, CheckFormat::Json).map_err(|e| CorpusError::Check(e.to_string()))?;
+    if checked.exit == crate::app::EXIT_USAGE {
         return Err(CorpusError::Check(format!(
             "`{}` has mistakes:\n{}",
             request.config.display(),

@@ -48,7 +48,8 @@ const ARROW_READ_BACK: &str = "import pyarrow as pa\n\nwith open(\"event.arrows\
 const OUTPUTS_EXAMPLE: &str = "testdata/examples/seed-event.json";
 
 /// The text of `docs/outputs.md`: each output format of `compile`, shown on the seed's example
-/// schema as the binary prints it. `root` is the repository root.
+/// schema as the binary prints it. `root` is the repository root. Over 80 lines: most of it is
+/// the table of the page's sections, each with its prose.
 pub fn outputs_markdown(root: &std::path::Path) -> String {
     let mut out = String::from(
         "# Output formats of `compile`\n\n\

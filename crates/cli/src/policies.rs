@@ -12,8 +12,8 @@ use schema2iceberg_mapper::policies::{
 };
 use schema2iceberg_parser::{Diagnostic, JsonFile, Severity};
 
+use crate::app::{print_stdout, stderr_color_enabled, usage_error, ColorArg};
 use crate::render;
-use crate::{print_stdout, stderr_color_enabled, usage_error, ColorArg};
 
 /// The `after_help` of `policies --help`.
 pub(crate) const HELP: &str = "\
@@ -66,6 +66,10 @@ pub enum PoliciesFormat {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Print the role, trust, table-key and table-bucket policies that a channel needs, from its configuration",
+    after_help = HELP
+)]
 pub(crate) struct PoliciesArgs {
     /// A Kinesis or MSK channel configuration, as check reads it; repeatable for one split over
     /// files.
@@ -305,7 +309,7 @@ pub fn write_out(dir: &Path, documents: &Documents) -> Result<Vec<String>, Polic
         .collect())
 }
 
-pub(crate) fn run_policies(args: PoliciesArgs) -> ExitCode {
+pub(crate) fn run(args: PoliciesArgs) -> ExitCode {
     let options = GenerateOptions {
         dlq_kms_key: args.dlq_kms_key.clone(),
         query_role: args.query_role.clone(),
@@ -313,13 +317,13 @@ pub(crate) fn run_policies(args: PoliciesArgs) -> ExitCode {
     let color = stderr_color_enabled(args.color.color);
     let generated = match generate_for(&args.channel_config, &options) {
         Ok(generated) => generated,
-        Err(e) => return usage_error(&e.to_string()),
+        Err(e) => return usage_error(e),
     };
     let (documents, warnings) = match generated {
         Generated::Documents(documents, warnings) => (documents, warnings),
         Generated::ConfigErrors(diagnostics, files) => {
             eprint!("{}", rendered(&diagnostics, &files, color));
-            return ExitCode::from(crate::EXIT_SCHEMA_ERRORS);
+            return ExitCode::from(crate::app::EXIT_SCHEMA_ERRORS);
         }
     };
     if !warnings.is_empty() {
@@ -332,16 +336,16 @@ pub(crate) fn run_policies(args: PoliciesArgs) -> ExitCode {
                     .iter()
                     .map(|n| format!("{}\n", dir.join(n).display()))
                     .collect();
-                print_stdout(&listed, crate::EXIT_OK)
+                print_stdout(&listed, crate::app::EXIT_OK)
             }
-            Err(e) => usage_error(&e.to_string()),
+            Err(e) => usage_error(e),
         };
     }
     let stdout = match args.format {
         PoliciesFormat::Json => render::pretty_value_line(&documents.to_json()),
         PoliciesFormat::Text => text(&documents),
     };
-    print_stdout(&stdout, crate::EXIT_OK)
+    print_stdout(&stdout, crate::app::EXIT_OK)
 }
 
 fn rendered(diagnostics: &[Diagnostic], files: &[JsonFile], color: bool) -> String {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap_complete::Shell;
 
-use crate::{stdout_written, usage_error, EXIT_OK};
+use crate::app::{stdout_written, usage_error, EXIT_OK};
 
 pub(crate) const COMPLETIONS_HELP: &str = "\
 Prints the completion script to standard output. It completes subcommands, flags, the values of
@@ -35,6 +35,10 @@ Examples:
 Exit codes: 0 written, 2 usage or I/O error.";
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Print the shell completion script for bash, zsh, fish, powershell or elvish",
+    after_help = COMPLETIONS_HELP
+)]
 pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum, value_name = "SHELL")]
@@ -42,6 +46,10 @@ pub(crate) struct CompletionsArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(
+    about = "Print the man page, or write one page per command into a folder",
+    after_help = MAN_HELP
+)]
 pub(crate) struct ManArgs {
     /// Write one page per command into DIR (created if missing) instead of printing the main
     /// page.
@@ -62,7 +70,7 @@ pub(crate) fn run_man(args: ManArgs, command: clap::Command) -> ExitCode {
                 .and_then(|()| clap_mangen::generate_to(command, &dir));
             match written {
                 Ok(()) => ExitCode::from(EXIT_OK),
-                Err(e) => usage_error(&format!(
+                Err(e) => usage_error(format!(
                     "cannot write the man pages into {}: {e}",
                     dir.display()
                 )),
@@ -72,7 +80,7 @@ pub(crate) fn run_man(args: ManArgs, command: clap::Command) -> ExitCode {
             let mut page = Vec::new();
             match clap_mangen::Man::new(command).render(&mut page) {
                 Ok(()) => write_stdout(&page),
-                Err(e) => usage_error(&format!("cannot render the man page: {e}")),
+                Err(e) => usage_error(format!("cannot render the man page: {e}")),
             }
         }
     }

@@ -12,14 +12,11 @@
 )]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use schema2iceberg_mapper::{compile_source, CompileOptions};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
 
 const SCHEMA: &str = "testdata/examples/event.json";
 
@@ -27,14 +24,14 @@ fn compile(extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
         .args(["compile", SCHEMA, "--partition", "event_time"])
         .args(extra)
-        .current_dir(root())
+        .current_dir(support::root())
         .output()
         .unwrap()
 }
 
 /// The Arrow schema the `iceberg` crate makes of the example's table.
 fn expected() -> arrow_schema::Schema {
-    let text = std::fs::read_to_string(root().join(SCHEMA)).unwrap();
+    let text = std::fs::read_to_string(support::root().join(SCHEMA)).unwrap();
     let compiled = compile_source(
         "event.json",
         &text,
@@ -174,7 +171,7 @@ fn arrow_on_a_terminal_is_a_usage_error() {
     let command = format!("{bin} compile {SCHEMA} --partition event_time --format arrow");
     let Ok(out) = Command::new("script")
         .args(["-qec", &command, "/dev/null"])
-        .current_dir(root())
+        .current_dir(support::root())
         .output()
     else {
         let _ = writeln!(

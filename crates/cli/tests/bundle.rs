@@ -19,12 +19,8 @@ use schema2iceberg::bundle::{bundle_file, BundleRequest};
 use schema2iceberg_mapper::{compile, formats::report, CompileOptions};
 use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
 
-mod common;
-use common::fixture_args;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+use support::fixture_args;
 
 /// The fixture's options: its partition fields, draft and reference root.
 fn options(path: &Path, default_root: &Path) -> (Vec<String>, Option<Draft>, PathBuf) {
@@ -38,7 +34,7 @@ fn options(path: &Path, default_root: &Path) -> (Vec<String>, Option<Draft>, Pat
         match flag.as_str() {
             "--partition" => partition.push(value.clone()),
             "--draft" => draft = Some(Draft::from_flag(value).expect("valid draft")),
-            "--ref-root" => root = workspace_root().join(value),
+            "--ref-root" => root = support::root().join(value),
             other => panic!("unknown fixture flag {other}"),
         }
     }
@@ -70,7 +66,7 @@ fn compiled(ws: &Workspace, partition: &[String]) -> serde_json::Value {
 
 /// Bundles one schema, checks the bundle against the original, and renders the snapshot.
 fn check(relative: &Path, default_root: &Path) -> String {
-    let absolute = workspace_root().join(relative);
+    let absolute = support::root().join(relative);
     let (partition, draft, root) = options(&absolute, default_root);
     // Relative to the package, which is where cargo runs the tests: stable names in snapshots.
     let shown = Path::new("../..").join(relative);
@@ -120,7 +116,7 @@ fn check(relative: &Path, default_root: &Path) -> String {
 
 #[test]
 fn bundle_fixtures() {
-    let root = workspace_root().canonicalize().expect("root exists");
+    let root = support::root().canonicalize().expect("root exists");
     insta::glob!("../../../testdata/bundle", "*/schema.json", |path| {
         let relative = path.strip_prefix(&root).expect("inside the repository");
         let case_dir = path.parent().expect("a case folder");
@@ -132,8 +128,8 @@ fn bundle_fixtures() {
 /// back unchanged.
 #[test]
 fn compile_fixtures_bundle() {
-    let root = workspace_root().canonicalize().expect("root exists");
-    let refs_root = workspace_root().join("testdata/compile");
+    let root = support::root().canonicalize().expect("root exists");
+    let refs_root = support::root().join("testdata/compile");
     insta::glob!("../../../testdata/compile", "*.json", |path| {
         let relative = path.strip_prefix(&root).expect("inside the repository");
         let bytes = std::fs::read(path).expect("fixture is readable");

@@ -16,20 +16,13 @@ use schema2iceberg::check::{check as run_check, CheckFormat, CheckRequest};
 
 mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
 fn request(dir: &Path) -> CheckRequest {
     CheckRequest::new(dir)
 }
 
 /// Runs `check` in `testdata/check/<repo>` in every format, after `adjust` sets options.
 fn check(repo: &str, adjust: impl Fn(&mut CheckRequest)) -> String {
-    let mut req = request(&root().join("testdata/check").join(repo));
+    let mut req = request(&support::canonical_root().join("testdata/check").join(repo));
     adjust(&mut req);
     let mut out = String::new();
     for format in [
@@ -48,7 +41,7 @@ fn check(repo: &str, adjust: impl Fn(&mut CheckRequest)) -> String {
             Err(e) => {
                 out.push_str(&format!(
                     "--- {format:?} (usage error, exit 2) ---\n{}\n",
-                    e.message
+                    e
                 ));
             }
         }
@@ -174,7 +167,7 @@ fn a_repository_with_a_warehouse_and_ignored_files() {
 
 #[test]
 fn usage_errors() {
-    let dir = root().join("testdata/check/kinesis-repo");
+    let dir = support::canonical_root().join("testdata/check/kinesis-repo");
     let mut unknown = request(&dir);
     unknown.deny = vec!["no-such-code".to_string()];
     let mut twice = request(&dir);
@@ -191,7 +184,9 @@ fn usage_errors() {
         ("--partition with many schemas", partition_many),
         ("missing path", missing),
     ] {
-        let message = run_check(&req, CheckFormat::Text).err().map(|e| e.message);
+        let message = run_check(&req, CheckFormat::Text)
+            .err()
+            .map(|e| e.to_string());
         out.push_str(&format!(
             "{name}: {}\n",
             message.unwrap_or_else(|| "(no error)".to_string())
@@ -203,7 +198,8 @@ fn usage_errors() {
 #[test]
 fn the_published_report_schema_is_current() {
     let published =
-        std::fs::read_to_string(root().join("docs/report.schema.json")).unwrap_or_default();
+        std::fs::read_to_string(support::canonical_root().join("docs/report.schema.json"))
+            .unwrap_or_default();
     assert!(
         published == schema2iceberg::check::output::report_schema().unwrap(),
         "docs/report.schema.json is stale: run `cargo xtask codegen`"
@@ -213,7 +209,7 @@ fn the_published_report_schema_is_current() {
 #[test]
 fn json_reports_validate_against_the_published_shape() {
     let checked = run_check(
-        &request(&root().join("testdata/check/kinesis-repo")),
+        &request(&support::canonical_root().join("testdata/check/kinesis-repo")),
         CheckFormat::Json,
     )
     .unwrap();
@@ -237,11 +233,13 @@ fn json_reports_validate_against_the_published_shape() {
 /// each code are a snapshot, so that a change in behaviour shows up in review.
 #[test]
 fn corpus() {
-    let Some(corpus) = support::corpus_dir(root().join("../shared/corpus"), "corpus") else {
+    let Some(corpus) =
+        support::corpus_dir(support::canonical_root().join("../shared/corpus"), "corpus")
+    else {
         return;
     };
     let mut req = request(&corpus);
-    req.config = Some(root().join("testdata/corpus/schema2iceberg.toml"));
+    req.config = Some(support::canonical_root().join("testdata/corpus/schema2iceberg.toml"));
     let checked = run_check(&req, CheckFormat::Json).expect("the corpus check runs");
     let on_disk = walkdir::WalkDir::new(&corpus)
         .into_iter()
@@ -270,7 +268,7 @@ fn corpus() {
 #[should_panic(expected = "is missing, and CI=true")]
 fn a_missing_corpus_fails_under_ci() {
     support::missing_corpus(
-        &root().join("no-such-corpus"),
+        &support::canonical_root().join("no-such-corpus"),
         "corpus",
         true,
         &mut Vec::new(),
@@ -282,7 +280,12 @@ fn a_missing_corpus_fails_under_ci() {
 #[test]
 fn a_missing_corpus_is_skipped_elsewhere() {
     let mut notice = Vec::new();
-    support::missing_corpus(&root().join("no-such-corpus"), "corpus", false, &mut notice);
+    support::missing_corpus(
+        &support::canonical_root().join("no-such-corpus"),
+        "corpus",
+        false,
+        &mut notice,
+    );
     let notice = String::from_utf8(notice).unwrap();
     assert!(
         notice.starts_with("note: corpus checked nothing:")
@@ -293,7 +296,8 @@ fn a_missing_corpus_is_skipped_elsewhere() {
 
 #[test]
 fn the_diagnostics_reference_is_current() {
-    let published = std::fs::read_to_string(root().join("docs/diagnostics.md")).unwrap_or_default();
+    let published = std::fs::read_to_string(support::canonical_root().join("docs/diagnostics.md"))
+        .unwrap_or_default();
     assert!(
         published == schema2iceberg::docs::diagnostics_markdown(),
         "docs/diagnostics.md is stale: run `cargo xtask codegen`"
@@ -302,7 +306,7 @@ fn the_diagnostics_reference_is_current() {
 
 #[test]
 fn paths_may_be_files_directories_and_globs() {
-    let dir = root().join("testdata/check/kinesis-repo");
+    let dir = support::canonical_root().join("testdata/check/kinesis-repo");
     let paths_of = |paths: &[&str]| {
         let mut req = request(&dir);
         req.paths = paths.iter().map(PathBuf::from).collect();

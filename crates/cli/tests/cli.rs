@@ -4,18 +4,15 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
 
 /// Runs `schema2iceberg` in the repository root with `args`, feeding `stdin`.
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
         .args(args)
-        .current_dir(root())
+        .current_dir(support::root())
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
         .stdin(Stdio::piped())
@@ -202,7 +199,7 @@ fn every_usage_error_starts_with_error() {
         let cwd = if *dir == "<outside-git>" {
             outside_git.clone()
         } else {
-            root().join(dir)
+            support::root().join(dir)
         };
         let o = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
             .args(args)
@@ -229,7 +226,7 @@ fn every_usage_error_starts_with_error() {
 
 #[test]
 fn stdin_compiles_like_a_file() {
-    let bytes = std::fs::read(root().join("testdata/examples/event.json")).unwrap();
+    let bytes = std::fs::read(support::root().join("testdata/examples/event.json")).unwrap();
     let from_stdin = run(&["compile", "-", "--format", "json"], Some(&bytes));
     let from_file = run(
         &[
@@ -298,7 +295,7 @@ fn run_check_in(dir: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
         .arg("check")
         .args(args)
-        .current_dir(root().join(dir))
+        .current_dir(support::root().join(dir))
         .output()
         .expect("the binary runs")
 }
@@ -427,7 +424,7 @@ fn diff_exit_codes() {
 /// cargo's progress for all of it, so a new user would see nothing for many minutes.
 #[test]
 fn the_readme_quick_start_shows_cargo_progress() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(support::root().join("README.md")).unwrap();
     let quick_start = readme
         .split("```sh\n")
         .nth(1)
@@ -444,7 +441,7 @@ fn the_readme_quick_start_shows_cargo_progress() {
 
 #[test]
 fn a_dotdot_file_ref_compiles_the_same_from_any_current_directory() {
-    let schema = root()
+    let schema = support::root()
         .join("testdata/ref-root/schemas/orders/order.json")
         .canonicalize()
         .unwrap();
@@ -452,7 +449,7 @@ fn a_dotdot_file_ref_compiles_the_same_from_any_current_directory() {
     let from = |dir: &str| {
         Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
             .args(["compile", schema, "--color", "never"])
-            .current_dir(root().join(dir))
+            .current_dir(support::root().join(dir))
             .output()
             .expect("the binary runs")
     };
@@ -469,7 +466,7 @@ fn a_dotdot_file_ref_compiles_the_same_from_any_current_directory() {
 /// URL that kept the `..` made a two-level `../../common/money.json` resolve one folder too deep.
 #[test]
 fn a_schema_named_through_dotdot_resolves_its_refs_as_named_directly() {
-    let dir = root().join("testdata/diff-cli/shared-refs/repo/schemas");
+    let dir = support::root().join("testdata/diff-cli/shared-refs/repo/schemas");
     let at = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
             .args(args)

@@ -6,16 +6,13 @@
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::indexing_slicing)]
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
 use schema2iceberg::codes::{with_code_index, TABLES};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
 
 fn read(relative: &str) -> String {
-    std::fs::read_to_string(root().join(relative)).unwrap_or_default()
+    std::fs::read_to_string(support::root().join(relative)).unwrap_or_default()
 }
 
 /// Snapshots whose output comes from `../shared` (the corpus, Mozilla's schemas) rather than
@@ -32,7 +29,7 @@ fn produced_codes() -> BTreeSet<String> {
         "crates/cli/tests/snapshots",
         "crates/mapper/tests/snapshots",
     ] {
-        for entry in std::fs::read_dir(root().join(dir)).expect("snapshot folder") {
+        for entry in std::fs::read_dir(support::root().join(dir)).expect("snapshot folder") {
             let path = entry.expect("snapshot entry").path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if NOT_FIXTURES.iter().any(|prefix| name.starts_with(prefix)) {
@@ -130,7 +127,7 @@ fn codes_shown_without_help() -> BTreeSet<String> {
         "crates/cli/tests/snapshots",
         "crates/mapper/tests/snapshots",
     ] {
-        for entry in std::fs::read_dir(root().join(dir)).expect("snapshot folder") {
+        for entry in std::fs::read_dir(support::root().join(dir)).expect("snapshot folder") {
             let text = std::fs::read_to_string(entry.expect("snapshot entry").path())
                 .expect("snapshot is text");
             let lines: Vec<&str> = text.lines().collect();

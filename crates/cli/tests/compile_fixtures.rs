@@ -6,17 +6,13 @@
 // A test should stop loudly on a broken fixture; the no-panic rule is for code that reads input.
 #![allow(clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use schema2iceberg::{compile_bytes, CompileRequest, Format};
 use schema2iceberg_parser::Draft;
 
-mod common;
-use common::fixture_args;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
+use support::fixture_args;
 
 /// Compiles one fixture as the CLI would and renders everything a user sees.
 fn check(path: &Path) -> String {
@@ -24,14 +20,14 @@ fn check(path: &Path) -> String {
     let args = fixture_args(&bytes);
     let mut request = CompileRequest {
         name: path
-            .strip_prefix(workspace_root().canonicalize().expect("root exists"))
+            .strip_prefix(support::root().canonicalize().expect("root exists"))
             .unwrap_or(path)
             .display()
             .to_string(),
         path: Some(path.to_path_buf()),
         partition: Vec::new(),
         draft: None,
-        ref_root: Some(workspace_root().join("testdata/compile")),
+        ref_root: Some(support::root().join("testdata/compile")),
         table: Default::default(),
     };
     let mut rest = args.iter();
@@ -43,7 +39,7 @@ fn check(path: &Path) -> String {
         match flag.as_str() {
             "--partition" => request.partition.push(value),
             "--draft" => request.draft = Some(Draft::from_flag(&value).expect("valid draft")),
-            "--ref-root" => request.ref_root = Some(workspace_root().join(value)),
+            "--ref-root" => request.ref_root = Some(support::root().join(value)),
             other => panic!("unknown fixture flag {other}"),
         }
     }

@@ -5,12 +5,10 @@
 // A test should stop loudly on a broken fixture; the no-panic rule is for code that reads input.
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod support;
 
 /// Runs the command line of one fixture as a user would, from the repository root.
 fn check(path: &Path) -> String {
@@ -20,7 +18,7 @@ fn check(path: &Path) -> String {
         .arg("compile")
         .args(&args)
         .args(["--color", "never"])
-        .current_dir(workspace_root())
+        .current_dir(support::root())
         .output()
         .unwrap();
     format!(
@@ -44,9 +42,9 @@ fn compile_formats() {
 #[test]
 fn the_outputs_reference_is_current() {
     let published =
-        std::fs::read_to_string(workspace_root().join("docs/outputs.md")).unwrap_or_default();
+        std::fs::read_to_string(support::root().join("docs/outputs.md")).unwrap_or_default();
     assert!(
-        published == schema2iceberg::docs::outputs_markdown(&workspace_root()),
+        published == schema2iceberg::docs::outputs_markdown(&support::root()),
         "docs/outputs.md is stale: run `cargo xtask codegen`"
     );
 }
@@ -60,7 +58,7 @@ fn columns_no_ddl_can_create_are_noted_before_the_ddl_fails() {
         let out = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
             .args(args)
             .args(["--color", "never"])
-            .current_dir(workspace_root())
+            .current_dir(support::root())
             .output()
             .unwrap();
         (

@@ -4,23 +4,14 @@
 // A test should stop loudly; the no-panic rule is for code that reads input.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
-
 use schema2iceberg::corpus::{run_check, summarize, summary, CorpusRequest};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 mod support;
 
 /// The request for the whole corpus, or `None` (with a notice; a failure under CI) when the
 /// corpus is not there.
 fn corpus_request(test: &str) -> Option<CorpusRequest> {
-    let request = CorpusRequest::for_repository(&root());
+    let request = CorpusRequest::for_repository(&support::canonical_root());
     support::corpus_dir(request.corpus.clone(), test)?;
     Some(request)
 }

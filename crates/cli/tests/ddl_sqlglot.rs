@@ -26,9 +26,8 @@ use schema2iceberg_mapper::formats::ddl::Dialect;
 use schema2iceberg_parser::Draft;
 use serde_json::{json, Value};
 
-mod common;
 mod support;
-use common::comment_partition;
+use support::comment_partition;
 
 /// A location with both quote characters a dialect might have to escape.
 const LOCATION: &str = "s3://amzn-s3-demo-bucket/it's \\ here";

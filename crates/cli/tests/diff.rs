@@ -19,13 +19,6 @@ use schema2iceberg_parser::Draft;
 
 mod support;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
 /// Runs `diff` in every format with `request`, and renders the outputs with their exit codes.
 fn check(request: &DiffRequest) -> String {
     let mut out = String::new();
@@ -35,10 +28,7 @@ fn check(request: &DiffRequest) -> String {
                 "--- {format:?} (exit {}) ---\n{}\n",
                 diffed.exit, diffed.stdout
             )),
-            Err(e) => out.push_str(&format!(
-                "--- {format:?} (usage error) ---\n{}\n",
-                e.message
-            )),
+            Err(e) => out.push_str(&format!("--- {format:?} (usage error) ---\n{}\n", e)),
         }
     }
     out
@@ -46,7 +36,7 @@ fn check(request: &DiffRequest) -> String {
 
 fn in_fixtures(old: &str, new: &str) -> DiffRequest {
     let mut request = DiffRequest::new(
-        root().join("testdata/diff-cli"),
+        support::canonical_root().join("testdata/diff-cli"),
         vec![PathBuf::from(old), PathBuf::from(new)],
     );
     request.partition = Some("event_time".to_string());
@@ -83,7 +73,7 @@ fn the_gsr_reason_is_said_once_in_the_text() {
 #[test]
 fn root_keywords_are_compared() {
     let mut request = DiffRequest::new(
-        root().join("testdata/diff/root-constraint-tightened"),
+        support::canonical_root().join("testdata/diff/root-constraint-tightened"),
         vec![PathBuf::from("old.json"), PathBuf::from("new.json")],
     );
     request.partition = None;
@@ -94,7 +84,7 @@ fn root_keywords_are_compared() {
 #[test]
 fn root_required_points_at_the_keyword() {
     let request = DiffRequest::new(
-        root().join("testdata/diff/root-required-changed"),
+        support::canonical_root().join("testdata/diff/root-required-changed"),
         vec![PathBuf::from("old.json"), PathBuf::from("new.json")],
     );
     insta::assert_snapshot!(check(&request));
@@ -107,7 +97,7 @@ fn root_required_points_at_the_keyword() {
 #[test]
 fn json_records_from_the_kinesis_channel_configuration() {
     let request = DiffRequest::new(
-        root().join("testdata/diff-cli/channel-repo"),
+        support::canonical_root().join("testdata/diff-cli/channel-repo"),
         vec![
             PathBuf::from("schemas/orders-v1.json"),
             PathBuf::from("schemas/orders-v2.json"),
@@ -122,7 +112,7 @@ fn json_records_from_the_kinesis_channel_configuration() {
 #[test]
 fn gsr_records_from_the_msk_channel_configuration() {
     let request = DiffRequest::new(
-        root().join("testdata/diff-cli/channel-repo"),
+        support::canonical_root().join("testdata/diff-cli/channel-repo"),
         vec![
             PathBuf::from("schemas/payments-v1.json"),
             PathBuf::from("schemas/payments-v2.json"),
@@ -138,7 +128,7 @@ fn the_flag_sets_the_record_format_where_no_configuration_does() {
     let mut flagged = in_fixtures("event-v1.json", "event-v2.json");
     flagged.record_format = Some(RecordFormat::GsrJson);
     let mut overridden = DiffRequest::new(
-        root().join("testdata/diff-cli/channel-repo"),
+        support::canonical_root().join("testdata/diff-cli/channel-repo"),
         vec![
             PathBuf::from("schemas/orders-v1.json"),
             PathBuf::from("schemas/orders-v2.json"),
@@ -159,7 +149,7 @@ fn the_flag_sets_the_record_format_where_no_configuration_does() {
 #[test]
 fn a_side_that_does_not_compile_is_not_compared() {
     let request = DiffRequest::new(
-        root().join("testdata/diff-cli"),
+        support::canonical_root().join("testdata/diff-cli"),
         vec![PathBuf::from("event-v1.json"), PathBuf::from("broken.json")],
     );
     insta::assert_snapshot!(check(&request));
@@ -175,7 +165,9 @@ fn git_mode_outside_a_repository_says_so_in_one_line() {
     // GIT_CEILING_DIRECTORIES would be needed if the temporary folder were inside a repository.
     let mut request = DiffRequest::new(&dir, Vec::new());
     request.git = Some("HEAD".to_string());
-    let message = run_diff(&request, DiffFormat::Text).unwrap_err().message;
+    let message = run_diff(&request, DiffFormat::Text)
+        .unwrap_err()
+        .to_string();
     std::fs::remove_dir_all(&dir).unwrap();
     let shown = message.replace(&dir.display().to_string(), "<tmp>");
     insta::assert_snapshot!(shown);
@@ -237,7 +229,7 @@ fn git_mode_compares_the_working_tree_with_a_revision() {
     let dir = std::env::temp_dir().join(format!("schema2iceberg-diff-git-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("schemas")).unwrap();
-    let fixtures = root().join("testdata/diff-cli");
+    let fixtures = support::canonical_root().join("testdata/diff-cli");
     std::fs::copy(
         fixtures.join("event-v1.json"),
         dir.join("schemas/event.json"),
@@ -280,7 +272,7 @@ fn git_mode_compares_the_working_tree_with_a_revision() {
 #[test]
 fn snowplow_version_histories() {
     let Some(iglu) = support::corpus_dir(
-        root().join("../shared/corpus/snowplow-iglu-central"),
+        support::canonical_root().join("../shared/corpus/snowplow-iglu-central"),
         "snowplow_version_histories",
     ) else {
         return;
@@ -395,7 +387,7 @@ fn schemaver_bump(old: &str, new: &str) -> &'static str {
 /// contradicts it is noted, and the channel's is used.
 #[test]
 fn the_partition_comes_from_the_channel_configuration() {
-    let repo = root().join("testdata/diff-cli/source-name-repo");
+    let repo = support::canonical_root().join("testdata/diff-cli/source-name-repo");
     let out = tempfile::tempdir().unwrap();
     let metadata = out.path().join("orders.metadata.json");
     let compiled = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
@@ -440,7 +432,7 @@ fn the_partition_comes_from_the_channel_configuration() {
 /// it, files mode and `--git` mode both find the new column.
 #[test]
 fn ref_root_widens_where_file_refs_may_read() {
-    let fixtures = root().join("testdata/diff-cli/shared-refs");
+    let fixtures = support::canonical_root().join("testdata/diff-cli/shared-refs");
     let mut request = DiffRequest::new(
         fixtures.join("repo"),
         vec![

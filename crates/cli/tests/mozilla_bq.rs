@@ -48,13 +48,6 @@ const MARKER_SCALE: u32 = 25;
 /// What a marker's `multipleOf` is while the schema is a `Value`.
 const MARKER: &str = "schema2iceberg-marker-1e-";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
 /// jsonschema-transpiler's `--normalize-case` (`src/casing.rs`): non-word characters and `_`
 /// separate words, and a word also starts at an uppercase letter that follows a lowercase one
 /// (digits in between count with it, `a7Aa` → `a7_aa`) and at the last uppercase of a run that a
@@ -751,7 +744,7 @@ fn summarise(out: &mut String, title: &str, results: &[&FileResult]) {
 #[test]
 fn mozilla_bigquery_differential() {
     let Some(corpus) = support::corpus_dir(
-        root().join("../shared/corpus/mozilla-pipeline-schemas"),
+        support::canonical_root().join("../shared/corpus/mozilla-pipeline-schemas"),
         "mozilla_bigquery_differential",
     ) else {
         return;

@@ -6,27 +6,22 @@
 // A test should stop loudly; the no-panic rule is for code that reads input.
 #![allow(clippy::expect_used, clippy::unwrap_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use schema2iceberg::check::{check as run_check, ChannelPolicies, CheckFormat, CheckRequest};
 use schema2iceberg::policies::{generate_for, text, write_out, Generated};
 use schema2iceberg_mapper::policies::GenerateOptions;
 
+mod support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_schema2iceberg");
 const DLQ_KEY: &str = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-0000-4000-8000-00000000d1a0";
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(BIN)
         .args(args)
-        .current_dir(root())
+        .current_dir(support::canonical_root())
         .output()
         .unwrap();
     (
@@ -149,7 +144,7 @@ fn help_teaches_with_examples() {
 /// The channel fixtures that `check` accepts, as lists of files (a folder of `multi/` is one
 /// channel split over its files).
 fn accepted_channels() -> Vec<Vec<PathBuf>> {
-    let base = root().join("testdata/channel");
+    let base = support::canonical_root().join("testdata/channel");
     let mut out = Vec::new();
     for folder in ["kinesis", "msk", "multi"] {
         let mut entries: Vec<PathBuf> = std::fs::read_dir(base.join(folder))
@@ -245,7 +240,8 @@ fn policies_out_then_check_passes_for_every_accepted_channel() {
 
 #[test]
 fn the_text_format_heads_each_document() {
-    let files = vec![root().join("testdata/channel/msk/msk-destination-valid.json")];
+    let files =
+        vec![support::canonical_root().join("testdata/channel/msk/msk-destination-valid.json")];
     let Ok(Generated::Documents(documents, _)) = generate_for(&files, &GenerateOptions::default())
     else {
         panic!("generates")
@@ -259,7 +255,8 @@ fn the_text_format_heads_each_document() {
 
 /// `check` in the repository of `testdata/check/policies-repo`, in every format.
 fn check_repo(paths: &[&str]) -> String {
-    let mut request = CheckRequest::new(root().join("testdata/check/policies-repo"));
+    let mut request =
+        CheckRequest::new(support::canonical_root().join("testdata/check/policies-repo"));
     request.paths = paths.iter().map(PathBuf::from).collect();
     let mut out = String::new();
     for format in [

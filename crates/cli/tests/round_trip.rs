@@ -16,8 +16,8 @@ use std::process::Command;
 use iceberg::spec::{FormatVersion, PartitionSpec, Schema, TableMetadata};
 use schema2iceberg::{compile_bytes, CompileRequest, Format};
 
-mod common;
-use common::comment_partition;
+mod support;
+use support::comment_partition;
 
 fn check(path: &Path) -> bool {
     let bytes = std::fs::read(path).unwrap();

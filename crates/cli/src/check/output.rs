@@ -6,6 +6,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_sarif::sarif;
 
+use crate::render::github::{escape_data, escape_property};
+
 /// The JSON report of one `check` run. Its JSON Schema is `docs/report.schema.json`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -222,18 +224,6 @@ pub(crate) fn summary_line(summary: &Summary) -> String {
 /// The JSON Schema of [`Report`], as published in `docs/report.schema.json`.
 pub fn report_schema() -> serde_json::Result<String> {
     crate::render::pretty_line(&schemars::schema_for!(Report))
-}
-
-/// Escapes a GitHub workflow command's message.
-pub(crate) fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-/// Escapes a GitHub workflow command's property (a file name or a title).
-pub(crate) fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
 /// GitHub Actions workflow commands: one annotation a diagnostic, then the `closing` line.

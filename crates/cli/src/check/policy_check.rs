@@ -10,12 +10,13 @@ use schema2iceberg_mapper::channel::check_channel_configs;
 use schema2iceberg_mapper::policies::{channel_facts, check_policies, PolicyFiles};
 use schema2iceberg_parser::{Diagnostic, JsonFile, Severity};
 
-use super::config::ChannelPolicies;
 use super::output::{self, DiagnosticReport, FileKind, FileReport};
 use super::plan::Plan;
 use super::report::render_file_text;
 use super::run::SchemaOutcome;
-use super::{display_of, CheckRequest, UsageError};
+use super::{CheckRequest, UsageError};
+use crate::project::config::ChannelPolicies;
+use crate::project::display_of;
 
 /// What the policy checks found: a report for each policy document, and the diagnostics that
 /// point into channel configurations.
@@ -83,8 +84,9 @@ fn read(
     path: &std::path::Path,
 ) -> Result<(JsonFile, Vec<Diagnostic>), UsageError> {
     let display = display_of(path, &request.dir);
-    let bytes = std::fs::read(path).map_err(|e| UsageError {
-        message: format!("cannot read `{display}`: {e}"),
+    let bytes = std::fs::read(path).map_err(|source| UsageError::Read {
+        shown: display.clone(),
+        source,
     })?;
     Ok(JsonFile::parse(display, bytes))
 }
@@ -127,11 +129,9 @@ fn check_one(request: &CheckRequest, entry: &ChannelPolicies) -> Result<Checked,
     diagnostics.extend(configuration.diagnostics);
     if usable {
         let names: Vec<&str> = configs.iter().map(|f| f.display.as_str()).collect();
-        let facts = channel_facts(&configs).map_err(|e| UsageError {
-            message: format!(
-                "the permissions of the channel in {} cannot be checked: {e}",
-                names.join(", ")
-            ),
+        let facts = channel_facts(&configs).map_err(|source| UsageError::Permissions {
+            names: names.join(", "),
+            source,
         })?;
         diagnostics.extend(check_policies(&facts, &files));
     }

@@ -118,7 +118,7 @@ pub(super) fn config_failure(
         failure.display
     );
     let mut checked = finish(vec![(report, text)], format, Some(closing))?;
-    checked.exit = crate::EXIT_USAGE;
+    checked.exit = crate::app::EXIT_USAGE;
     Ok(checked)
 }
 
@@ -151,9 +151,9 @@ fn finish(
         CheckFormat::Sarif => output::sarif(&report).map_err(unserializable)?,
     };
     let exit = if report.summary.errors > 0 {
-        crate::EXIT_SCHEMA_ERRORS
+        crate::app::EXIT_SCHEMA_ERRORS
     } else {
-        crate::EXIT_OK
+        crate::app::EXIT_OK
     };
     Ok(Checked {
         report,
@@ -163,9 +163,7 @@ fn finish(
 }
 
 fn unserializable(e: serde_json::Error) -> UsageError {
-    UsageError {
-        message: format!("cannot write the report as JSON: {e}"),
-    }
+    UsageError::Json(e)
 }
 
 /// The text block of one file: a header and its diagnostics; nothing for a clean file.

@@ -10,14 +10,15 @@ use schema2iceberg_mapper::{compile, CompileOptions, Compiled};
 use schema2iceberg_parser::{Diagnostic, Location, Workspace};
 
 use super::classify;
-use super::config::{Config, FileSettings};
 use super::output::{self, DiagnosticReport, FileKind, FileReport, TableSummary};
 use super::plan::{ChannelGroup, Checkable};
 use super::report::render_file_text;
-use super::severity::Overrides;
-use super::{display_of, CheckFormat, CheckRequest};
+use super::{CheckFormat, CheckRequest};
 use crate::codes;
-use crate::source::{self, SchemaSource};
+use crate::project::config::{Config, FileSettings};
+use crate::project::display_of;
+use crate::project::severity::Overrides;
+use crate::project::source::{self, SchemaSource};
 
 /// One schema's result: its report, and its text block (empty unless the format is text).
 pub(super) struct SchemaOutcome {

@@ -9,7 +9,7 @@ use schema2iceberg_mapper::records::{RecordChecker, Verdict};
 use super::arrow::RowsBuilder;
 use super::dlq;
 use super::progress::fingerprint;
-use crate::records::input::Batch;
+use crate::intake::input::Batch;
 
 /// What became of one record.
 pub(crate) enum Outcome {

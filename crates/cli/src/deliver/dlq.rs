@@ -15,8 +15,8 @@ use base64::Engine as _;
 use schema2iceberg_mapper::records::Verdict;
 use serde_json::json;
 
-use crate::records::input::Record;
-use crate::records::output::record_json;
+use crate::intake::input::Record;
+use crate::render::record::record_json;
 
 /// The prefix when the channel configuration gives no `ErrorOutputPrefix`: AWS's documented
 /// default, `kinesis-channel/errors/<channelName>/<channelId>/`, with the channel name from the

@@ -7,7 +7,7 @@ use parquet::basic::{LogicalType, Type as PhysicalType};
 use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnDescriptor;
 
-use super::target::Compression;
+use crate::project::channel::Compression;
 
 /// The writer's settings for the table whose Arrow schema is `schema`: the codec, and a
 /// dictionary for every leaf column but those whose values seldom repeat.

@@ -3,7 +3,7 @@
 //! exists, compared with the schema's table (a channel's table cannot evolve).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use iceberg::io::LocalFsStorageFactory;
@@ -18,6 +18,78 @@ use schema2iceberg_mapper::records::RecordChecker;
 
 use super::target::Target;
 
+/// Why the warehouse, its catalog or the table cannot be used: a usage or I/O error (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error("cannot create the warehouse `{}`: {source}", .path.display())]
+    CreateWarehouse {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot resolve `{}`: {source}", .path.display())]
+    Resolve {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open `{}` (it must be a plain file, not a link): {source}", .path.display())]
+    OpenLock {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("another deliver is writing to the warehouse `{}` (it holds `{}`); nothing was written. Run again when it has finished", .warehouse.display(), .lock.display())]
+    Locked { warehouse: PathBuf, lock: PathBuf },
+    #[error("cannot lock `{}`: {source}", .path.display())]
+    Lock {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the table `{table}` in `{}` has its files at `{}`, outside this warehouse `{}`: the warehouse was copied or moved, and its catalog still names the original's files. Nothing was written; deliver into the original warehouse, or into a new one", .catalog.display(), .files.display(), .warehouse.display())]
+    Outside {
+        table: String,
+        catalog: PathBuf,
+        files: PathBuf,
+        warehouse: PathBuf,
+    },
+    #[error("cannot open the catalog `{}`: {source}", .database.display())]
+    OpenCatalog {
+        database: PathBuf,
+        source: Box<iceberg::Error>,
+    },
+    #[error("the schema does not compile to a table")]
+    NotCompiled,
+    #[error("the catalog: {0}")]
+    Catalog(Box<iceberg::Error>),
+    #[error("cannot create the namespace `{namespace}`: {source}")]
+    CreateNamespace {
+        namespace: String,
+        source: Box<iceberg::Error>,
+    },
+    #[error("cannot load the table `{name}`: {source}")]
+    LoadTable {
+        name: String,
+        source: Box<iceberg::Error>,
+    },
+    #[error("cannot create the table `{name}`: {source}")]
+    CreateTable {
+        name: String,
+        source: Box<iceberg::Error>,
+    },
+}
+
+fn create_warehouse(warehouse: &Path) -> Result<(), TableError> {
+    std::fs::create_dir_all(warehouse).map_err(|source| TableError::CreateWarehouse {
+        path: warehouse.to_path_buf(),
+        source,
+    })
+}
+
+fn resolve_error(warehouse: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
+    move |source| TableError::Resolve {
+        path: warehouse.to_path_buf(),
+        source,
+    }
+}
+
 /// The catalog name every row of `catalog.db` is keyed by; pyiceberg's `SqlCatalog` and Spark's
 /// JDBC catalog must be opened with the same name to see the table.
 pub const CATALOG_NAME: &str = "schema2iceberg";
@@ -29,29 +101,23 @@ pub const LOCK_FILE: &str = "deliver.lock";
 /// once: `Transaction::commit` reloads the table and re-applies the append on a conflict, and
 /// `fast_append` checks nothing, so two runs that started at the same position would both
 /// commit the same records; and the catalog's `create_table` race ends in a raw SQL error.
-pub(crate) fn lock_warehouse(warehouse: &Path) -> Result<std::fs::File, String> {
-    std::fs::create_dir_all(warehouse)
-        .map_err(|e| format!("cannot create the warehouse `{}`: {e}", warehouse.display()))?;
+pub(crate) fn lock_warehouse(warehouse: &Path) -> Result<std::fs::File, TableError> {
+    create_warehouse(warehouse)?;
     let path = warehouse.join(LOCK_FILE);
     let mut options = std::fs::OpenOptions::new();
     options.create(true).truncate(false).write(true);
     no_follow(&mut options);
-    let file = options.open(&path).map_err(|e| {
-        format!(
-            "cannot open `{}` (it must be a plain file, not a link): {e}",
-            path.display()
-        )
+    let file = options.open(&path).map_err(|source| TableError::OpenLock {
+        path: path.clone(),
+        source,
     })?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(format!(
-            "another deliver is writing to the warehouse `{}` (it holds `{}`); nothing was written. Run again when it has finished",
-            warehouse.display(),
-            path.display()
-        )),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(format!("cannot lock `{}`: {e}", path.display()))
-        }
+        Err(std::fs::TryLockError::WouldBlock) => Err(TableError::Locked {
+            warehouse: warehouse.to_path_buf(),
+            lock: path,
+        }),
+        Err(std::fs::TryLockError::Error(source)) => Err(TableError::Lock { path, source }),
     }
 }
 
@@ -77,39 +143,34 @@ pub(crate) fn create_new_no_follow(path: &Path) -> std::io::Result<std::fs::File
 
 /// The warehouse folder, created when missing, by its canonical path: the catalog stores
 /// absolute locations, and a table's files must be inside this folder.
-pub(crate) fn warehouse_folder(warehouse: &Path) -> Result<std::path::PathBuf, String> {
-    std::fs::create_dir_all(warehouse)
-        .map_err(|e| format!("cannot create the warehouse `{}`: {e}", warehouse.display()))?;
-    std::fs::canonicalize(warehouse)
-        .map_err(|e| format!("cannot resolve `{}`: {e}", warehouse.display()))
+pub(crate) fn warehouse_folder(warehouse: &Path) -> Result<PathBuf, TableError> {
+    create_warehouse(warehouse)?;
+    std::fs::canonicalize(warehouse).map_err(resolve_error(warehouse))
 }
 
 /// Refuses a table whose files are outside the warehouse: a copied or moved warehouse's
 /// catalog still names the original's files, and writing through it would write there, under
 /// another lock.
-pub(crate) fn check_inside(table: &Table, warehouse: &Path) -> Result<(), String> {
+pub(crate) fn check_inside(table: &Table, warehouse: &Path) -> Result<(), TableError> {
     let location = table.metadata().location();
     let folder = Path::new(location.strip_prefix("file://").unwrap_or(location));
     let resolved = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
     if resolved.starts_with(warehouse) {
         return Ok(());
     }
-    Err(format!(
-        "the table `{}` in `{}` has its files at `{}`, outside this warehouse `{}`: the warehouse was copied or moved, and its catalog still names the original's files. Nothing was written; deliver into the original warehouse, or into a new one",
-        table.identifier(),
-        warehouse.join("catalog.db").display(),
-        resolved.display(),
-        warehouse.display()
-    ))
+    Err(TableError::Outside {
+        table: table.identifier().to_string(),
+        catalog: warehouse.join("catalog.db"),
+        files: resolved,
+        warehouse: warehouse.to_path_buf(),
+    })
 }
 
 /// The catalog in `<warehouse>/catalog.db` (an absolute path: the catalog stores absolute
 /// `file://` locations), created when missing.
-pub async fn open_catalog(warehouse: &Path) -> Result<SqlCatalog, String> {
-    std::fs::create_dir_all(warehouse)
-        .map_err(|e| format!("cannot create the warehouse `{}`: {e}", warehouse.display()))?;
-    let warehouse = std::path::absolute(warehouse)
-        .map_err(|e| format!("cannot resolve `{}`: {e}", warehouse.display()))?;
+pub async fn open_catalog(warehouse: &Path) -> Result<SqlCatalog, TableError> {
+    create_warehouse(warehouse)?;
+    let warehouse = std::path::absolute(warehouse).map_err(resolve_error(warehouse))?;
     let database = warehouse.join("catalog.db");
     let props = HashMap::from([
         (
@@ -129,7 +190,10 @@ pub async fn open_catalog(warehouse: &Path) -> Result<SqlCatalog, String> {
         .with_storage_factory(Arc::new(LocalFsStorageFactory))
         .load(CATALOG_NAME, props)
         .await
-        .map_err(|e| format!("cannot open the catalog `{}`: {e}", database.display()))
+        .map_err(|source| TableError::OpenCatalog {
+            database,
+            source: Box::new(source),
+        })
 }
 
 /// The table, and whether this run created it.
@@ -150,29 +214,38 @@ pub(crate) async fn open_or_create(
     catalog: &SqlCatalog,
     checker: &RecordChecker,
     target: &Target,
-) -> Result<Opened, String> {
+) -> Result<Opened, TableError> {
     let compiled = checker.compiled();
     let (Some(schema), Some(spec)) = (&compiled.schema, &compiled.partition_spec) else {
-        return Err("the schema does not compile to a table".to_string());
+        return Err(TableError::NotCompiled);
     };
     let namespace = NamespaceIdent::new(target.namespace.clone());
     let ident = TableIdent::new(namespace.clone(), target.table.clone());
-    let catalog_error = |e: iceberg::Error| format!("the catalog: {e}");
     if !catalog
         .namespace_exists(&namespace)
         .await
-        .map_err(catalog_error)?
+        .map_err(|e| TableError::Catalog(Box::new(e)))?
     {
         catalog
             .create_namespace(&namespace, HashMap::new())
             .await
-            .map_err(|e| format!("cannot create the namespace `{}`: {e}", target.namespace))?;
+            .map_err(|source| TableError::CreateNamespace {
+                namespace: target.namespace.clone(),
+                source: Box::new(source),
+            })?;
     }
-    if catalog.table_exists(&ident).await.map_err(catalog_error)? {
+    if catalog
+        .table_exists(&ident)
+        .await
+        .map_err(|e| TableError::Catalog(Box::new(e)))?
+    {
         let table = catalog
             .load_table(&ident)
             .await
-            .map_err(|e| format!("cannot load the table `{}`: {e}", target.name()))?;
+            .map_err(|source| TableError::LoadTable {
+                name: target.name(),
+                source: Box::new(source),
+            })?;
         let metadata = table.metadata();
         let same = metadata.current_schema().as_ref() == schema
             && metadata.default_partition_spec().fields() == spec.fields()
@@ -197,7 +270,10 @@ pub(crate) async fn open_or_create(
     let table = catalog
         .create_table(&namespace, creation)
         .await
-        .map_err(|e| format!("cannot create the table `{}`: {e}", target.name()))?;
+        .map_err(|source| TableError::CreateTable {
+            name: target.name(),
+            source: Box::new(source),
+        })?;
     Ok(Opened::Table {
         table,
         created: true,

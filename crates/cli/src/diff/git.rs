@@ -6,10 +6,10 @@ use std::process::Command;
 
 use schema2iceberg_parser::absolute_path;
 
-use crate::check::config::Config;
+use crate::project::config::Config;
 
 use super::load::{load, SideOptions};
-use super::{error, pair, DiffError, DiffRequest, FileDiff};
+use super::{pair, DiffError, DiffRequest, FileDiff};
 
 /// A file that changed between REV and the working tree: (status letter, path).
 pub(super) struct GitEntry {
@@ -22,7 +22,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, DiffError> {
         .args(args)
         .current_dir(dir)
         .output()
-        .map_err(|e| error(format!("cannot run git: {e}")))?;
+        .map_err(DiffError::GitNotRun)?;
     if !output.status.success() {
         // git's first line says what went wrong; what follows is usage text.
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -31,7 +31,10 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, DiffError> {
             .map(str::trim)
             .find(|l| !l.is_empty())
             .unwrap_or("no message");
-        return Err(error(format!("git {} failed: {first}", args.join(" "))));
+        return Err(DiffError::GitFailed {
+            args: args.join(" "),
+            first: first.to_string(),
+        });
     }
     Ok(output.stdout)
 }
@@ -42,15 +45,11 @@ fn inside_repository(dir: &Path) -> Result<(), DiffError> {
         .args(["rev-parse", "--is-inside-work-tree"])
         .current_dir(dir)
         .output()
-        .map_err(|e| error(format!("cannot run git: {e}")))?;
+        .map_err(DiffError::GitNotRun)?;
     if inside.status.success() && String::from_utf8_lossy(&inside.stdout).trim() == "true" {
         Ok(())
     } else {
-        let shown = absolute_path(dir);
-        Err(error(format!(
-            "--git compares with a revision, but `{}` is not inside a git repository",
-            shown.display()
-        )))
+        Err(DiffError::NotARepository(absolute_path(dir)))
     }
 }
 
@@ -136,8 +135,10 @@ pub(super) fn git_pair(
         _ => {
             let spec = format!("{rev}:./{display}");
             let old_bytes = git(&request.dir, &["show", &spec])?;
-            let new_bytes =
-                std::fs::read(&full).map_err(|e| error(format!("cannot read `{display}`: {e}")))?;
+            let new_bytes = std::fs::read(&full).map_err(|source| DiffError::Read {
+                shown: display.clone(),
+                source,
+            })?;
             let old = load(&old_display, &full, old_bytes, &options);
             let new = load(&display, &full, new_bytes, &options);
             Ok(pair(old, new, choice, not_compiled))

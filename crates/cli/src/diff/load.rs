@@ -8,9 +8,9 @@ use schema2iceberg_mapper::{compile, ColumnSource, CompileOptions, Compiled};
 use schema2iceberg_parser::{Draft, Severity};
 
 use super::{from_channel, DiffRequest, FormatChoice};
-use crate::check::config::Config;
+use crate::project::config::Config;
+use crate::project::source::{self, SchemaSource};
 use crate::render;
-use crate::source::{self, SchemaSource};
 
 /// How both sides of one pair are read: the flags of the request over the settings that
 /// `schema2iceberg.toml` gives NEW's path.

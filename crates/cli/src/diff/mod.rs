@@ -4,32 +4,105 @@
 
 mod git;
 mod load;
-mod output;
 
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use schema2iceberg_mapper::channel::{check_channel_configs, RecordFormat};
 pub use schema2iceberg_mapper::diff::FailOn;
-use schema2iceberg_mapper::diff::{diff, fails, Change, ChangeKind, Side};
+use schema2iceberg_mapper::diff::{diff, fails, ChangeKind, Side};
 use schema2iceberg_parser::{Draft, JsonFile};
-use serde::Serialize;
 
-use crate::check::config::{self, Config};
-use crate::check::display_of;
+use crate::app::{color_enabled, print_stdout, usage_error, ColorArg, ReadArgs};
+use crate::project::channel::RecordFormatFlag;
+use crate::project::config::{self, Config};
+use crate::project::display_of;
 use crate::render;
+use crate::render::diff::report_changes;
+pub use crate::render::diff::{ChangeReport, DiffFormat, FileDiff};
 use git::{git_changes, git_pair};
 use load::{load, Loaded, NotCompiled, SideOptions};
 
-/// Output formats of `diff`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DiffFormat {
-    /// One block a change, with both verdicts, then a summary.
-    Text,
-    /// One JSON object.
-    Json,
-    /// GitHub workflow commands on NEW's lines.
-    Github,
+/// The `after_help` of `diff --help`.
+pub(crate) const HELP: &str = "\
+Both sides are compiled and their columns matched by full path. Each change gets three verdicts:
+the table's (a channel keeps the table and the schema version it was created with, so a new
+table needs a new channel), the channel's for the record format (GSR-framed records produced
+with a new schema version go to the dead-letter queue; plain JSON records are validated against
+the old schema, and the report says what each change does to them), and Iceberg's
+schema-evolution rules, for teams that manage the table themselves. The record format comes from
+the channel configuration that schema2iceberg.toml names, else from --record-format; with
+neither, both verdicts are given. OLD may also be an existing table's Iceberg table-metadata
+JSON or Iceberg schema JSON.
+
+Examples:
+  schema2iceberg diff old/event.json schemas/event.json --partition event_time
+  schema2iceberg diff table-metadata.json schemas/event.json
+  schema2iceberg diff --git origin/main schemas/ --format github
+
+Exit codes: 0 nothing reaches --fail-on, 1 something does (or a side does not compile),
+2 usage or I/O error. docs/diff.md explains why an innocent edit can change the table.";
+
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Show what a schema change does to the table, to a running channel, and under Iceberg's evolution rules",
+    after_help = HELP
+)]
+#[command(
+    mut_arg("draft", |a| a.help("Read both sides as this draft, whatever their $schema says")),
+    mut_arg("ref_root", |a| a.help("The folder that file $refs may read from, for both sides [default: as check: the config's ref-root for NEW, else the config's folder, else the current directory]")),
+)]
+pub(crate) struct DiffArgs {
+    /// OLD and NEW, or with --git the PATHS to look under [default: .]
+    #[arg(value_name = "FILES")]
+    files: Vec<PathBuf>,
+    /// Compare every changed *.json under PATHS with its version at REV (a commit, tag or branch).
+    #[arg(long, value_name = "REV")]
+    git: Option<String>,
+    /// The partition field, for both sides [default: from schema2iceberg.toml, as check reads it:
+    /// the channel configuration's SourceName wins]
+    #[arg(long, value_name = "FIELD")]
+    partition: Option<String>,
+    #[command(flatten)]
+    read: ReadArgs,
+    /// How the channel's records are written, for schemas whose channel configuration
+    /// schema2iceberg.toml does not name [default: verdicts for both]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    record_format: Option<RecordFormatFlag>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    format: DiffFormat,
+    /// Exit 1 when a change reaches this level.
+    #[arg(long, value_parser = fail_on_parser(), default_value = "table-change", value_name = "LEVEL")]
+    fail_on: FailOn,
+    #[command(flatten)]
+    color: ColorArg,
+}
+
+/// Runs `diff`.
+pub(crate) fn run(args: DiffArgs) -> ExitCode {
+    if args.git.is_none() && args.files.len() != 2 {
+        return usage_error("give OLD and NEW, or --git REV [PATHS]...");
+    }
+    if let Err(message) = crate::project::source::ref_root_is_dir(args.read.ref_root.as_deref()) {
+        return usage_error(message);
+    }
+    let request = DiffRequest {
+        dir: PathBuf::from("."),
+        files: args.files,
+        git: args.git,
+        partition: args.partition,
+        draft: args.read.draft.draft,
+        ref_root: args.read.ref_root,
+        record_format: args.record_format.map(RecordFormatFlag::format),
+        fail_on: args.fail_on,
+        color: args.format == DiffFormat::Text && color_enabled(args.color.color),
+    };
+    match run_diff(&request, args.format) {
+        Ok(diffed) => print_stdout(&diffed.stdout, diffed.exit),
+        Err(e) => usage_error(e),
+    }
 }
 
 /// `--fail-on`'s values: the mapper's [`FailOn`] levels by name, each with its help.
@@ -71,26 +144,6 @@ impl DiffRequest {
     }
 }
 
-/// The record format flag: how the channel's records are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum RecordFormatFlag {
-    /// Plain JSON records (Kinesis `RecordFormatType` and MSK `ValueConverter` `JSON`).
-    Json,
-    /// Records framed by the Glue Schema Registry serializer (Kinesis `GSR_JSON`, MSK
-    /// `JSON_SCHEMA_GSR`).
-    GsrJson,
-}
-
-impl RecordFormatFlag {
-    /// The mapper's record format.
-    pub(crate) fn format(self) -> RecordFormat {
-        match self {
-            RecordFormatFlag::Json => RecordFormat::Json,
-            RecordFormatFlag::GsrJson => RecordFormat::GsrJson,
-        }
-    }
-}
-
 /// What to compare.
 #[derive(Debug, Clone)]
 pub struct DiffRequest {
@@ -116,72 +169,35 @@ pub struct DiffRequest {
     pub color: bool,
 }
 
-/// A usage or I/O problem: exit code 2.
-#[derive(Debug, Clone)]
-pub struct DiffError {
-    /// For standard error.
-    pub message: String,
-}
-
-fn error(message: impl Into<String>) -> DiffError {
-    DiffError {
-        message: message.into(),
-    }
-}
-
-/// The comparison of one pair of files.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct FileDiff {
-    /// OLD's name (`path@REV` in git mode), absent for an added file.
-    pub old: Option<String>,
-    /// NEW's name, absent for a removed file.
-    pub new: Option<String>,
-    /// `changed`, `added`, `removed`, or `not-compiled`.
-    pub status: String,
-    /// The channel's record format, when known; each change then has the channel verdict for
-    /// it, and otherwise one for each format.
-    pub record_format: Option<RecordFormat>,
-    /// Where the record format comes from: a channel configuration's path, or
-    /// `--record-format`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub record_format_from: Option<String>,
-    /// What OLD is: `json-schema`, `iceberg-table-metadata` or `iceberg-schema`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub old_kind: Option<String>,
-    /// The changes, in NEW's column order.
-    pub changes: Vec<ChangeReport>,
-    /// Why a side could not be compared, when it could not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
-    /// The errors of a side that does not compile, one line each (`file:line:col: error[code]:
-    /// message`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub errors: Vec<String>,
-    /// What was not compared, and why.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-/// One change, with where it is.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub struct ChangeReport {
-    /// The change and its verdicts.
-    #[serde(flatten)]
-    pub change: Change,
-    /// The file the location is in.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-    /// RFC 6901 pointer in that file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pointer: Option<String>,
-    /// 1-based line.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
-    /// 1-based column.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
+/// A usage or I/O problem: exit code 2, the message printed after `error: `.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    /// A file that cannot be read.
+    #[error("cannot read `{shown}`: {source}")]
+    Read {
+        shown: String,
+        source: std::io::Error,
+    },
+    /// `schema2iceberg.toml` has mistakes, drawn under the one `error:` line.
+    #[error("{}", config_mistakes(shown, text, diagnostics, *color))]
+    ConfigMistakes {
+        shown: String,
+        text: String,
+        diagnostics: Vec<schema2iceberg_parser::Diagnostic>,
+        color: bool,
+    },
+    /// Neither two files nor `--git`.
+    #[error("give OLD and NEW, or --git REV [PATHS]...")]
+    NoPair,
+    /// git cannot be started.
+    #[error("cannot run git: {0}")]
+    GitNotRun(std::io::Error),
+    /// git failed; its first line of standard error.
+    #[error("git {args} failed: {first}")]
+    GitFailed { args: String, first: String },
+    /// `--git` outside a repository.
+    #[error("--git compares with a revision, but `{}` is not inside a git repository", .0.display())]
+    NotARepository(PathBuf),
 }
 
 /// The rendered result.
@@ -193,22 +209,6 @@ pub struct Diffed {
     pub stdout: String,
     /// The exit code.
     pub exit: u8,
-}
-
-fn report_changes(changes: Vec<Change>) -> Vec<ChangeReport> {
-    changes
-        .into_iter()
-        .map(|change| {
-            let location = change.location.clone();
-            ChangeReport {
-                file: location.as_ref().map(|l| l.file.to_string()),
-                pointer: location.as_ref().map(|l| l.pointer.clone()),
-                line: location.as_ref().map(|l| l.line),
-                column: location.as_ref().map(|l| l.column),
-                change,
-            }
-        })
-        .collect()
 }
 
 fn compare(old: &Loaded, new: &Loaded, formats: &[RecordFormat]) -> Vec<ChangeReport> {
@@ -328,18 +328,18 @@ fn from_channel(request: &DiffRequest, settings: &config::FileSettings) -> FromC
 }
 
 /// The configuration's mistakes, rendered under one `error:` line.
-fn config_error(
+fn config_mistakes(
     display: &str,
     text: &str,
     diagnostics: &[schema2iceberg_parser::Diagnostic],
     color: bool,
-) -> DiffError {
+) -> String {
     let mut message = format!("`{display}` has mistakes, so nothing was compared:\n");
     for d in diagnostics {
         message.push_str(&render::diagnostic(Some(text), d, color));
         message.push('\n');
     }
-    error(message.trim_end().to_string())
+    message.trim_end().to_string()
 }
 
 /// Runs `diff`.
@@ -347,10 +347,18 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
     let config = match config::find(&request.dir) {
         Some(path) => {
             let display = display_of(&path, &request.dir);
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| error(format!("cannot read `{display}`: {e}")))?;
-            config::load(&path, &display, &text)
-                .map_err(|diagnostics| config_error(&display, &text, &diagnostics, request.color))?
+            let text = std::fs::read_to_string(&path).map_err(|source| DiffError::Read {
+                shown: display.clone(),
+                source,
+            })?;
+            config::load(&path, &display, &text).map_err(|diagnostics| {
+                DiffError::ConfigMistakes {
+                    shown: display.clone(),
+                    text: text.clone(),
+                    diagnostics,
+                    color: request.color,
+                }
+            })?
         }
         None => Config::none(&request.dir),
     };
@@ -359,14 +367,18 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
     match &request.git {
         None => {
             let [old_path, new_path] = request.files.as_slice() else {
-                return Err(error("give OLD and NEW, or --git REV [PATHS]..."));
+                return Err(DiffError::NoPair);
             };
             let old_full = request.dir.join(old_path);
             let new_full = request.dir.join(new_path);
-            let old_bytes = std::fs::read(&old_full)
-                .map_err(|e| error(format!("cannot read `{}`: {e}", old_path.display())))?;
-            let new_bytes = std::fs::read(&new_full)
-                .map_err(|e| error(format!("cannot read `{}`: {e}", new_path.display())))?;
+            let read = |full: &std::path::Path, shown: &std::path::Path| {
+                std::fs::read(full).map_err(|source| DiffError::Read {
+                    shown: shown.display().to_string(),
+                    source,
+                })
+            };
+            let old_bytes = read(&old_full, old_path)?;
+            let new_bytes = read(&new_full, new_path)?;
             let (options, choice) = SideOptions::for_new(request, &config, &new_full);
             let old = load(
                 &old_path.display().to_string(),
@@ -398,14 +410,14 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
                 request.fail_on,
             )
     });
-    let stdout = output::render(format, &files, &not_compiled, request.fail_on, failing);
+    let stdout = render::diff::render(format, &files, &not_compiled, request.fail_on, failing);
     Ok(Diffed {
         files,
         stdout,
         exit: if failing {
-            crate::EXIT_SCHEMA_ERRORS
+            crate::app::EXIT_SCHEMA_ERRORS
         } else {
-            crate::EXIT_OK
+            crate::app::EXIT_OK
         },
     })
 }
@@ -483,38 +495,4 @@ fn pair(
             }
         }
     }
-}
-
-/// What `deliver` shows when an existing table differs from the one the schema compiles to:
-/// the changes from `old` (the table, named `old_name`) to `new` (the schema), and their
-/// rendering as `diff` renders one pair in `format` (text or JSON).
-pub(crate) fn existing_table_against_schema(
-    old_name: &str,
-    new_name: &str,
-    old: &Side<'_>,
-    new: &Side<'_>,
-    record_format: RecordFormat,
-    format: DiffFormat,
-) -> (FileDiff, String) {
-    let file = FileDiff {
-        old: Some(old_name.to_string()),
-        new: Some(new_name.to_string()),
-        status: "changed".to_string(),
-        record_format: Some(record_format),
-        record_format_from: None,
-        old_kind: Some("iceberg-table".to_string()),
-        changes: report_changes(diff(old, new, &[record_format])),
-        problem: None,
-        errors: Vec::new(),
-        notes: Vec::new(),
-    };
-    let failing = !file.changes.is_empty();
-    let rendered = output::render(
-        format,
-        std::slice::from_ref(&file),
-        "",
-        FailOn::TableChange,
-        failing,
-    );
-    (file, rendered)
 }

@@ -8,7 +8,8 @@ use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet}
 use schema2iceberg_mapper::records::{Failure, Reason, RecordFormat, Verdict};
 use serde_json::{json, Map, Value};
 
-use super::input::{InputKind, Record};
+use crate::intake::input::{InputKind, Record};
+use crate::render::record::record_json;
 use crate::render::{plural, span_line};
 
 /// Output formats of `records`.
@@ -193,38 +194,6 @@ fn place(input: &str, record: &Record) -> String {
         ),
         (None, None) => input.to_string(),
     }
-}
-
-/// The JSON object of one record (NDJSON's line, and an element of the JSON format's array).
-pub(crate) fn record_json(input: &str, record: &Record, verdict: &Verdict) -> Value {
-    let mut object = Map::new();
-    object.insert("input".into(), json!(input));
-    object.insert("record".into(), json!(record.position));
-    if let Some(line) = record.line {
-        object.insert("line".into(), json!(line));
-    }
-    if let Some(sequence) = &record.sequence_number {
-        object.insert("sequence-number".into(), json!(sequence));
-    }
-    match verdict {
-        Verdict::Delivered(delivered) => {
-            object.insert("verdict".into(), json!("delivered"));
-            if let Some(row) = &delivered.row {
-                object.insert("row".into(), row.clone());
-            }
-            object.insert("dropped".into(), json!(delivered.dropped));
-        }
-        Verdict::Dlq(failure) => {
-            object.insert("verdict".into(), json!("dlq"));
-            object.insert("reason".into(), json!(failure.reason.code()));
-            object.insert("pointer".into(), json!(failure.pointer));
-            object.insert("message".into(), json!(failure.message));
-            if let Some(keyword) = &failure.keyword {
-                object.insert("keyword".into(), json!(keyword));
-            }
-        }
-    }
-    Value::Object(object)
 }
 
 /// One failing record in rustc's style: the reason and message, the record's line with the

@@ -239,13 +239,13 @@ mod tests {
     fn compile_file(path: &std::path::Path) -> Compiled {
         let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let display = path.display().to_string();
-        let source = crate::source::SchemaSource {
+        let source = crate::project::source::SchemaSource {
             display: &display,
             path: Some(path),
             ref_root: None,
             draft: None,
         };
-        let ws = crate::source::workspace(&source, bytes);
+        let ws = crate::project::source::workspace(&source, bytes);
         schema2iceberg_mapper::compile(&ws, &schema2iceberg_mapper::CompileOptions::default())
     }
 

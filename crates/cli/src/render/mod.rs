@@ -8,8 +8,11 @@ use schema2iceberg_mapper::Compiled;
 use schema2iceberg_parser::{Diagnostic, Severity, SourceTexts, Workspace};
 
 mod batch;
+pub(crate) mod diff;
+pub(crate) mod github;
 mod json;
 mod plain;
+pub(crate) mod record;
 
 pub use json::{pretty_line, pretty_value_line, write_report};
 

@@ -134,7 +134,8 @@ mod tests {
     use schema2iceberg_parser::{Diagnostic, Location, Severity, Span};
 
     use super::super::{by_annotate_snippets, diagnostic, LineWindow};
-    use crate::CompileRequest;
+    use crate::project::source::{workspace, SchemaSource};
+    use schema2iceberg_mapper::{map, CompileOptions};
 
     /// How many diagnostics `push_snippet` wrote and how many it left to annotate-snippets.
     #[derive(Default, Debug)]
@@ -188,17 +189,17 @@ mod tests {
         let mut tally = Tally::default();
         for path in &files {
             let bytes = std::fs::read(path).unwrap();
-            let request = CompileRequest {
-                name: path.display().to_string(),
-                path: Some(path.clone()),
-                partition: Vec::new(),
-                draft: None,
+            let name = path.display().to_string();
+            let source = SchemaSource {
+                display: &name,
+                path: Some(path),
                 ref_root: None,
-                table: Default::default(),
+                draft: None,
             };
-            let compiled = crate::compile_request(&request, bytes);
-            for d in &compiled.compiled.diagnostics {
-                if let Some(text) = compiled.files.text(&d.location.file) {
+            let ws = workspace(&source, bytes);
+            let compiled = map(&ws, &CompileOptions::default()).build();
+            for d in &compiled.diagnostics {
+                if let Some(text) = ws.source_text(&d.location.file) {
                     check(text, d, &mut tally);
                 }
             }

@@ -1,9 +1,23 @@
-//! What the test files share: the corpus in `../shared/corpus`, which is not part of the
+//! What the test files share: the repository's root, the command-line options a fixture asks
+//! for in its `$comment`, and the corpus in `../shared/corpus`, which is not part of the
 //! repository. A missing corpus fails the test under `CI=true`; elsewhere the test skips and says
 //! so where `cargo test`'s output shows it.
 
+// Each test file compiles this module on its own and uses only part of it.
+#![allow(dead_code, clippy::expect_used)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The repository's root, as `crates/cli/../..` (paths under it show as written).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The repository's root as a canonical path (for tests that compare or print absolute paths).
+pub fn canonical_root() -> PathBuf {
+    root().canonicalize().expect("the repository root exists")
+}
 
 /// `dir` when it is a folder. When it is missing: a failure under `CI=true`, otherwise a notice
 /// and `None`, and the caller returns.
@@ -32,4 +46,27 @@ pub fn missing_corpus(dir: &Path, test: &str, ci: bool, out: &mut impl Write) {
         "note: {test} checked nothing: {} is missing (under CI=true this fails)",
         dir.display()
     );
+}
+
+/// The options a fixture asks for in its root `$comment`.
+pub fn fixture_args(bytes: &[u8]) -> Vec<String> {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return Vec::new();
+    };
+    value
+        .get("$comment")
+        .and_then(|c| c.as_str())
+        .and_then(|c| c.strip_prefix("args:"))
+        .map(|args| args.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// The `--partition` a fixture names anywhere in its root `$comment` (the compile fixtures write
+/// `args: --partition x`, the hand-on fixtures say it in a sentence).
+pub fn comment_partition(bytes: &[u8]) -> Option<String> {
+    let value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+    let comment = value.get("$comment")?.as_str()?;
+    let mut words = comment.split_whitespace();
+    words.find(|w| *w == "--partition")?;
+    words.next().map(str::to_string)
 }

@@ -1,17 +1,19 @@
-//! How `diff` shows its result: text blocks, one JSON object, or GitHub workflow commands.
+//! How a diff is shown, for `diff` and for `deliver` (an existing table against the schema): the
+//! report of each pair of files, rendered as text blocks, one JSON object, or GitHub workflow
+//! commands.
 
 use schema2iceberg_mapper::channel::RecordFormat;
 use schema2iceberg_mapper::diff::{
-    fails, Change, ChangeKind, ChannelVerdict, FailOn, IcebergVerdict, Records, TableVerdict,
+    diff, fails, Change, ChangeKind, ChannelVerdict, FailOn, IcebergVerdict, Records, Side,
+    TableVerdict,
 };
+use serde::Serialize;
 
-use crate::check::output::{escape_data, escape_property};
-
-use super::{DiffFormat, FileDiff};
+use super::github::{escape_data, escape_property};
 
 /// Renders every compared pair in `format`; `not_compiled` holds the rendered errors of the
 /// sides that did not compile, and `failing` whether the run fails at `fail_on`.
-pub(super) fn render(
+pub(crate) fn render(
     format: DiffFormat,
     files: &[FileDiff],
     not_compiled: &str,
@@ -302,4 +304,121 @@ fn unnamed_path(change: &Change) -> Option<&'static str> {
     } else {
         Some("(root)")
     }
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DiffFormat {
+    /// One block a change, with both verdicts, then a summary.
+    Text,
+    /// One JSON object.
+    Json,
+    /// GitHub workflow commands on NEW's lines.
+    Github,
+}
+
+/// The comparison of one pair of files.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct FileDiff {
+    /// OLD's name (`path@REV` in git mode), absent for an added file.
+    pub old: Option<String>,
+    /// NEW's name, absent for a removed file.
+    pub new: Option<String>,
+    /// `changed`, `added`, `removed`, or `not-compiled`.
+    pub status: String,
+    /// The channel's record format, when known; each change then has the channel verdict for
+    /// it, and otherwise one for each format.
+    pub record_format: Option<RecordFormat>,
+    /// Where the record format comes from: a channel configuration's path, or
+    /// `--record-format`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_format_from: Option<String>,
+    /// What OLD is: `json-schema`, `iceberg-table-metadata` or `iceberg-schema`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_kind: Option<String>,
+    /// The changes, in NEW's column order.
+    pub changes: Vec<ChangeReport>,
+    /// Why a side could not be compared, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+    /// The errors of a side that does not compile, one line each (`file:line:col: error[code]:
+    /// message`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    /// What was not compared, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// One change, with where it is.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct ChangeReport {
+    /// The change and its verdicts.
+    #[serde(flatten)]
+    pub change: Change,
+    /// The file the location is in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// RFC 6901 pointer in that file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// 1-based line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+/// Each change with where it is.
+pub(crate) fn report_changes(changes: Vec<Change>) -> Vec<ChangeReport> {
+    changes
+        .into_iter()
+        .map(|change| {
+            let location = change.location.clone();
+            ChangeReport {
+                file: location.as_ref().map(|l| l.file.to_string()),
+                pointer: location.as_ref().map(|l| l.pointer.clone()),
+                line: location.as_ref().map(|l| l.line),
+                column: location.as_ref().map(|l| l.column),
+                change,
+            }
+        })
+        .collect()
+}
+
+/// What `deliver` shows when an existing table differs from the one the schema compiles to:
+/// the changes from `old` (the table, named `old_name`) to `new` (the schema), and their
+/// rendering as `diff` renders one pair in `format` (text or JSON).
+pub(crate) fn existing_table_against_schema(
+    old_name: &str,
+    new_name: &str,
+    old: &Side<'_>,
+    new: &Side<'_>,
+    record_format: RecordFormat,
+    format: DiffFormat,
+) -> (FileDiff, String) {
+    let file = FileDiff {
+        old: Some(old_name.to_string()),
+        new: Some(new_name.to_string()),
+        status: "changed".to_string(),
+        record_format: Some(record_format),
+        record_format_from: None,
+        old_kind: Some("iceberg-table".to_string()),
+        changes: report_changes(diff(old, new, &[record_format])),
+        problem: None,
+        errors: Vec::new(),
+        notes: Vec::new(),
+    };
+    let failing = !file.changes.is_empty();
+    let rendered = render(
+        format,
+        std::slice::from_ref(&file),
+        "",
+        FailOn::TableChange,
+        failing,
+    );
+    (file, rendered)
 }

@@ -275,6 +275,7 @@ impl Reader<'_> {
         let files = match discover::glob_set(entry.files.get_ref().items()) {
             Ok(set) => set,
             Err(message) => {
+                let message = message.to_string();
                 self.error(&format!("{pointer}/files"), entry.files.span(), message);
                 return None;
             }
@@ -498,7 +499,7 @@ pub fn load(path: &Path, display: &str, text: &str) -> Result<Config, Vec<Diagno
         Ok(set) => set,
         Err(message) => {
             let span = raw.skip.first().map(Spanned::span).unwrap_or(0..1);
-            reader.error("/skip", span, message);
+            reader.error("/skip", span, message.to_string());
             GlobSet::empty()
         }
     };

@@ -1,4 +1,4 @@
-//! The one way every command (`compile`, `check`, `diff`, `bundle`) turns a schema's bytes into
+//! The one way every command (`compile`, `check`, `diff`, `bundle`, `records`) turns a schema's bytes into
 //! a `Workspace`: the name diagnostics show, the base URL its relative `$ref`s resolve against,
 //! the reference root and the draft. It sits on the parser's `Workspace::from_bytes`; the
 //! commands differ only in the `SchemaSource` they pass.
@@ -7,6 +7,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use schema2iceberg_parser::{absolute_path, default_ref_root, Draft, LoadOptions, Url, Workspace};
+
+use super::error::ProjectError;
 
 /// Where a schema's text comes from, and how to read it.
 #[derive(Debug, Clone)]
@@ -47,12 +49,9 @@ pub(crate) fn workspace(source: &SchemaSource<'_>, bytes: Vec<u8>) -> Workspace 
 }
 
 /// `--ref-root`, when given, must be a folder (`compile` and `bundle` refuse anything else).
-pub(crate) fn ref_root_is_dir(ref_root: Option<&Path>) -> Result<(), String> {
+pub(crate) fn ref_root_is_dir(ref_root: Option<&Path>) -> Result<(), ProjectError> {
     match ref_root {
-        Some(root) if !root.is_dir() => Err(format!(
-            "--ref-root `{}` is not a directory",
-            root.display()
-        )),
+        Some(root) if !root.is_dir() => Err(ProjectError::RefRootNotDir(root.to_path_buf())),
         _ => Ok(()),
     }
 }
@@ -66,14 +65,17 @@ fn fallback_base() -> Url {
 
 /// The schema's bytes, from the file or (`from_stdin`) standard input; the error says which
 /// could not be read. `compile` and `records` read their schema through it.
-pub(crate) fn read_schema(path: &Path, from_stdin: bool) -> Result<Vec<u8>, String> {
+pub(crate) fn read_schema(path: &Path, from_stdin: bool) -> Result<Vec<u8>, ProjectError> {
     if from_stdin {
         let mut buffer = Vec::new();
         std::io::stdin()
             .read_to_end(&mut buffer)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
+            .map_err(ProjectError::Stdin)?;
         Ok(buffer)
     } else {
-        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))
+        std::fs::read(path).map_err(|source| ProjectError::Read {
+            shown: path.display().to_string(),
+            source,
+        })
     }
 }

@@ -6,13 +6,33 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use schema2iceberg_parser::absolute_path;
 
+/// A path or glob that finds nothing, or does not parse.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    /// A glob that matches no JSON file.
+    #[error("`{0}` matches no JSON file")]
+    NoMatch(String),
+    /// A path that is neither a file, a folder nor a glob.
+    #[error("`{0}` does not exist")]
+    Missing(String),
+    /// A glob that does not parse.
+    #[error("`{text}` is not a valid glob: {source}")]
+    BadGlob {
+        text: String,
+        source: globset::Error,
+    },
+    /// Globs that cannot be built into one set.
+    #[error("{0}")]
+    GlobSet(globset::Error),
+}
+
 /// Expands the command-line paths into a sorted list of files. A path that is neither a file, a
 /// directory nor a glob matching something is an error, named as the user wrote it (`shown`).
 pub fn expand(
     paths: &[(String, PathBuf)],
     skip: &GlobSet,
     base: &Path,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, DiscoverError> {
     let mut found = BTreeSet::new();
     for (shown, path) in paths {
         let text = path.to_string_lossy();
@@ -27,11 +47,11 @@ pub fn expand(
             walk(&root, &mut walked, skip, base);
             let matched: Vec<PathBuf> = walked.into_iter().filter(|p| glob.is_match(p)).collect();
             if matched.is_empty() {
-                return Err(format!("`{shown}` matches no JSON file"));
+                return Err(DiscoverError::NoMatch(shown.clone()));
             }
             found.extend(matched);
         } else {
-            return Err(format!("`{shown}` does not exist"));
+            return Err(DiscoverError::Missing(shown.clone()));
         }
     }
     Ok(found.into_iter().collect())
@@ -161,18 +181,21 @@ pub fn matches_any(path: &Path, set: &GlobSet, base: &Path) -> bool {
 }
 
 /// A glob with shell semantics for paths: `*` stays within one folder, `**` crosses folders.
-fn path_glob(text: &str) -> Result<Glob, String> {
+fn path_glob(text: &str) -> Result<Glob, DiscoverError> {
     GlobBuilder::new(text)
         .literal_separator(true)
         .build()
-        .map_err(|e| format!("`{text}` is not a valid glob: {e}"))
+        .map_err(|source| DiscoverError::BadGlob {
+            text: text.to_string(),
+            source,
+        })
 }
 
 /// Builds a glob set; an invalid glob is reported by its text.
-pub fn glob_set<'a>(globs: impl IntoIterator<Item = &'a str>) -> Result<GlobSet, String> {
+pub fn glob_set<'a>(globs: impl IntoIterator<Item = &'a str>) -> Result<GlobSet, DiscoverError> {
     let mut builder = GlobSetBuilder::new();
     for glob in globs {
         builder.add(path_glob(glob)?);
     }
-    builder.build().map_err(|e| e.to_string())
+    builder.build().map_err(DiscoverError::GlobSet)
 }

@@ -6,8 +6,10 @@ use iceberg::spec::{PartitionSpec, Schema};
 use schema2iceberg_mapper::formats::ddl::{self, Dialect};
 use schema2iceberg_mapper::formats::table_metadata as tm;
 
-use crate::deliver::Compression;
-use crate::Format;
+use super::{CompileError, Format};
+use crate::project::channel::at;
+use crate::project::channel::Compression;
+use crate::project::ProjectError;
 
 /// The namespace and table of the DDL when neither flags nor a channel configuration name
 /// them; valid names that say what they are.
@@ -62,6 +64,23 @@ pub(crate) fn dialect_parser() -> impl clap::builder::TypedValueParser<Value = D
     })
 }
 
+/// Why a hand-on document could not be written (the schema compiled): exit 1, with the message
+/// on standard error.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HandOnError {
+    #[error("cannot write JSON: {0}")]
+    Json(serde_json::Error),
+    #[error("the Arrow library could not write the schema: {0}")]
+    Arrow(arrow_schema::ArrowError),
+    #[error("--format ddl needs --dialect athena, spark or trino")]
+    NoDialect,
+    #[error("{0:?} is not a hand-on format")]
+    NotHandOn(Format),
+    /// What the mapper's writers (Avro, Arrow, DDL, table metadata) refuse, in their words.
+    #[error(transparent)]
+    Refused(#[from] schema2iceberg_mapper::formats::FormatError),
+}
+
 /// A hand-on document, and what standard error says about it.
 pub(crate) struct HandedOn {
     /// Standard output: text ending in a newline, or the bytes of a binary format.
@@ -77,11 +96,11 @@ pub(crate) fn document(
     schema: &Schema,
     spec: &PartitionSpec,
     options: &TableOptions,
-) -> Result<HandedOn, String> {
+) -> Result<HandedOn, HandOnError> {
     let json = |value: serde_json::Value| {
         serde_json::to_string_pretty(&value)
             .map(|text| (text + "\n").into_bytes())
-            .map_err(|e| format!("cannot write JSON: {e}"))
+            .map_err(HandOnError::Json)
     };
     match format {
         Format::TableMetadata => Ok(HandedOn {
@@ -91,10 +110,9 @@ pub(crate) fn document(
         Format::Avro => {
             let name = options.table.as_deref().unwrap_or(DEFAULT_AVRO_RECORD);
             Ok(HandedOn {
-                document: json(
-                    schema2iceberg_mapper::formats::avro::avro_schema_json(schema, name)
-                        .map_err(|e| e.to_string())?,
-                )?,
+                document: json(schema2iceberg_mapper::formats::avro::avro_schema_json(
+                    schema, name,
+                )?)?,
                 notes: String::new(),
             })
         }
@@ -103,15 +121,14 @@ pub(crate) fn document(
             notes: String::new(),
         }),
         Format::ArrowJson => Ok(HandedOn {
-            document: json(
-                schema2iceberg_mapper::formats::arrow::arrow_schema_json(schema)
-                    .map_err(|e| e.to_string())?,
-            )?,
+            document: json(schema2iceberg_mapper::formats::arrow::arrow_schema_json(
+                schema,
+            )?)?,
             notes: String::new(),
         }),
         Format::Ddl => {
             let Some(dialect) = options.dialect else {
-                return Err("--format ddl needs --dialect athena, spark or trino".to_string());
+                return Err(HandOnError::NoDialect);
             };
             let table = ddl::DdlTable {
                 namespace: options
@@ -125,8 +142,7 @@ pub(crate) fn document(
                 location: options.location.clone(),
                 codec: options.compression.property().to_string(),
             };
-            let created =
-                ddl::create_table(schema, spec, &table, dialect).map_err(|e| e.to_string())?;
+            let created = ddl::create_table(schema, spec, &table, dialect)?;
             let mut notes = String::new();
             for warning in &created.warnings {
                 notes.push_str(&format!("warning: {warning}\n"));
@@ -142,7 +158,7 @@ pub(crate) fn document(
                 notes,
             })
         }
-        Format::Text | Format::Json => Err(format!("{format:?} is not a hand-on format")),
+        Format::Text | Format::Json => Err(HandOnError::NotHandOn(format)),
     }
 }
 
@@ -150,10 +166,9 @@ pub(crate) fn document(
 /// marker, the length, the `Schema` flatbuffer, padding to 8 bytes), which every Arrow
 /// implementation reads (`pyarrow.ipc.read_schema`, arrow-rs's `try_schema_from_ipc_buffer`).
 /// Metadata is written in key order, so the bytes are the same on every run.
-fn arrow_ipc_schema(schema: &Schema) -> Result<Vec<u8>, String> {
+fn arrow_ipc_schema(schema: &Schema) -> Result<Vec<u8>, HandOnError> {
     use arrow_ipc::writer::{write_message, DictionaryTracker, IpcDataGenerator, IpcWriteOptions};
-    let arrow =
-        schema2iceberg_mapper::formats::arrow::arrow_schema(schema).map_err(|e| e.to_string())?;
+    let arrow = schema2iceberg_mapper::formats::arrow::arrow_schema(schema)?;
     let options = IpcWriteOptions::default();
     let encoded = IpcDataGenerator {}.schema_to_bytes_with_dictionary_tracker(
         &arrow,
@@ -161,17 +176,19 @@ fn arrow_ipc_schema(schema: &Schema) -> Result<Vec<u8>, String> {
         &options,
     );
     let mut bytes = Vec::new();
-    write_message(&mut bytes, encoded, &options)
-        .map_err(|e| format!("the Arrow library could not write the schema: {e}"))?;
+    write_message(&mut bytes, encoded, &options).map_err(HandOnError::Arrow)?;
     Ok(bytes)
 }
 
 /// A usage error when `--format arrow`, which is binary, would be written to a terminal: it
 /// needs `-o FILE` or a standard output that is a file or a pipe.
-pub(crate) fn binary_fits(format: Format, output: Option<&std::path::Path>) -> Result<(), String> {
+pub(crate) fn binary_fits(
+    format: Format,
+    output: Option<&std::path::Path>,
+) -> Result<(), CompileError> {
     use std::io::IsTerminal;
     if format == Format::Arrow && output.is_none() && std::io::stdout().is_terminal() {
-        return Err("--format arrow writes a binary Arrow IPC schema message, not text for a terminal: give -o FILE, or redirect standard output (`> schema.arrows`); --format arrow-json prints the schema as JSON".to_string());
+        return Err(CompileError::BinaryToTerminal);
     }
     Ok(())
 }
@@ -181,7 +198,7 @@ fn table_metadata_json(
     schema: &Schema,
     spec: &PartitionSpec,
     table: &TableOptions,
-) -> Result<serde_json::Value, String> {
+) -> Result<serde_json::Value, HandOnError> {
     let settings = tm::TableSettings {
         location: table
             .location
@@ -190,9 +207,8 @@ fn table_metadata_json(
         uuid: table.uuid.unwrap_or_else(uuid::Uuid::nil),
         properties: tm::channel_properties(table.compression.property()),
     };
-    tm::table_metadata(schema, spec, &settings)
-        .and_then(|metadata| tm::table_metadata_json(&metadata))
-        .map_err(|e| e.to_string())
+    let metadata = tm::table_metadata(schema, spec, &settings)?;
+    Ok(tm::table_metadata_json(&metadata)?)
 }
 
 /// Says which values of the table metadata are placeholders, so that nobody takes them for
@@ -227,7 +243,7 @@ pub(crate) struct TableFlags {
 
 /// A usage error when a flag is given that `format` does not use: a flag that changes nothing
 /// would let the user believe it did.
-pub(crate) fn flags_fit(format: Format, flags: &TableFlags) -> Result<(), String> {
+pub(crate) fn flags_fit(format: Format, flags: &TableFlags) -> Result<(), CompileError> {
     use Format::{Avro, Ddl, TableMetadata};
     let given: [(&str, bool, &[Format]); 6] = [
         ("--dialect", flags.dialect.is_some(), &[Ddl]),
@@ -252,10 +268,11 @@ pub(crate) fn flags_fit(format: Format, flags: &TableFlags) -> Result<(), String
                 .map(|f| format!("--format {}", format_name(*f)))
                 .collect::<Vec<_>>()
                 .join(" or ");
-            return Err(format!(
-                "{flag} is for {names}; --format {} does not use it",
-                format_name(format)
-            ));
+            return Err(CompileError::UnusedFlag {
+                flag,
+                formats: names,
+                format: format_name(format),
+            });
         }
     }
     Ok(())
@@ -272,38 +289,44 @@ fn format_name(format: Format) -> String {
 /// The hand-on options and the partition fields: each from its flag, else from the channel
 /// configurations (`SourceName`, `CompressionType`, the namespace and table names). A flag that
 /// contradicts a configuration is a usage error, and names are checked by the channel's rules.
-pub(crate) fn resolve(flags: TableFlags) -> Result<(TableOptions, Vec<String>), String> {
-    use crate::deliver::target;
+pub(crate) fn resolve(flags: TableFlags) -> Result<(TableOptions, Vec<String>), ProjectError> {
+    use crate::project::channel;
     use schema2iceberg_mapper::channel::Setting;
 
     let (settings, partition) = if flags.channel_configs.is_empty() {
         (Vec::new(), flags.partition)
     } else {
-        let checked =
-            crate::records::read_channel_configs(&flags.channel_configs, "--channel-config")?;
-        let source = crate::records::agreed(&checked.partition_sources, "partition source", |s| {
-            format!("`{s}`")
-        })?;
+        let checked = crate::project::channel::read_channel_configs(
+            &flags.channel_configs,
+            "--channel-config",
+        )?;
+        let source =
+            crate::project::channel::agreed(&checked.partition_sources, "partition source", |s| {
+                format!("`{s}`")
+            })?;
         let partition = match (source, flags.partition.as_slice()) {
             (Some((name, location)), [flag]) if flag != name => {
-                return Err(format!(
-                    "--partition `{flag}` contradicts the channel configuration, whose SourceName is `{name}` ({}); drop one",
-                    crate::records::at(location)
-                ))
+                return Err(ProjectError::Contradicts {
+                    flag: "--partition",
+                    value: flag.clone(),
+                    key: "SourceName",
+                    configured: name.clone(),
+                    at: at(location),
+                })
             }
             (Some((name, _)), []) => vec![name.clone()],
             (_, given) => given.to_vec(),
         };
         (checked.settings, partition)
     };
-    let namespace = target::name(
+    let namespace = channel::table_name(
         flags.namespace.as_deref(),
         "--namespace",
         &settings,
         Setting::Namespace,
         true,
     )?;
-    let table = target::name(
+    let table = channel::table_name(
         flags.table.as_deref(),
         "--table",
         &settings,
@@ -313,7 +336,7 @@ pub(crate) fn resolve(flags: TableFlags) -> Result<(TableOptions, Vec<String>), 
     let options = TableOptions {
         location: flags.location,
         uuid: flags.uuid,
-        compression: target::compression(flags.compression, &settings)?,
+        compression: channel::compression(flags.compression, &settings)?,
         namespace,
         table,
         dialect: flags.dialect,
