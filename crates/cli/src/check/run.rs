@@ -72,8 +72,8 @@ pub(super) fn compile_all(
 }
 
 /// Checks one schema: reads it, sets aside files that are not table schemas, compiles it and
-/// makes its report. Longer than most functions: each step is a function of its own, and what
-/// remains is the order of the steps and the diagnostics passed between them.
+/// makes its report. Over 80 lines: each step is a function of its own, and what remains is
+/// the order of the steps and the diagnostics passed between them.
 fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>) -> SchemaOutcome {
     let Run {
         request,

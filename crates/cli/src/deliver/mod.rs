@@ -15,6 +15,7 @@ mod output;
 mod partition;
 mod progress;
 mod recover;
+mod steps;
 mod table;
 pub(crate) mod target;
 
@@ -22,9 +23,7 @@ use std::io::Write as _;
 use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use iceberg::arrow::schema_to_arrow_schema;
 use iceberg::table::Table;
 use schema2iceberg_mapper::diff::Side;
 
@@ -32,15 +31,13 @@ pub use crate::project::channel::Compression;
 pub use progress::PROGRESS_PROPERTY;
 pub use table::{open_catalog, TableError, CATALOG_NAME, LOCK_FILE};
 
-use crate::app::{usage_error, ColorArg, EXIT_OK, EXIT_SCHEMA_ERRORS};
-use crate::intake::input::{InputKind, Source, Tail};
-use crate::intake::order::{in_order, workers};
-use crate::intake::{prepare, IntakeError, Prepared, RecordSourceArgs};
+use crate::app::{usage_error, ColorArg, EXIT_SCHEMA_ERRORS};
+use crate::intake::input::{InputKind, Source};
+use crate::intake::{IntakeError, RecordSourceArgs};
 use crate::project::ProjectError;
 use crate::render::diff::{existing_table_against_schema, DiffFormat};
-use check::BatchChecker;
-use cycle::{CyclePolicy, Driver, DriverSettings};
-use output::{Bar, DeliverFormat, Summary};
+use cycle::CyclePolicy;
+use output::DeliverFormat;
 use target::Target;
 
 /// Records per cycle when neither `--cycle-records` nor arrival times decide.
@@ -183,160 +180,34 @@ impl From<String> for DeliverError {
     }
 }
 
-/// Delivers: sets the channel and the table up, runs the cycles, prints the summary. Over 80
-/// lines: its split into named steps is issue 39's point 3, done with `cycle.rs`'s split.
+/// Delivers, in named steps: what to deliver and where ([`steps::plan`]), the warehouse
+/// opened and locked, the table opened or created (or the run refused, when it differs), what
+/// an earlier run left cleaned up, the cycles run, and the summary printed.
 fn deliver(args: &DeliverArgs) -> Result<ExitCode, DeliverError> {
-    let Prepared {
-        checker,
-        sources,
-        setup,
-    } = prepare(&args.source, args.color.color)?;
-    if checker.partition_source().is_none() {
-        return Err(DeliverError::NoPartition);
-    }
-    let target = target::resolve(
-        args.namespace.as_deref(),
-        args.table.as_deref(),
-        &setup.settings,
-    )?;
-    let policy = cycle_policy(args, &target)?;
-    let names: Vec<String> = sources.iter().map(Source::name).collect();
-    let keys = input_keys(&sources)?;
-    if let Some((index, _)) = keys
-        .iter()
-        .enumerate()
-        .find(|(i, key)| keys.iter().skip(i + 1).any(|k| k == *key))
-    {
-        return Err(DeliverError::InputTwice(
-            names.get(index).map_or("-", String::as_str).to_string(),
-        ));
-    }
-    let dlq_dir_in = |warehouse: &std::path::Path| {
-        dlq::folder(warehouse, &target.dlq_prefix, &target.dlq_prefix_origin)
-    };
-    // Checked before the warehouse is made, so that a bad prefix leaves nothing behind.
-    dlq_dir_in(
-        &std::path::absolute(&args.warehouse).map_err(|source| DeliverError::Resolve {
-            path: args.warehouse.clone(),
-            source,
-        })?,
-    )?;
-    let warehouse = table::warehouse_folder(&args.warehouse)?;
-    let dlq_dir = dlq_dir_in(&warehouse)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(DeliverError::Runtime)?;
-    let _lock = table::lock_warehouse(&warehouse)?;
-    let catalog = runtime.block_on(open_catalog(&warehouse))?;
-    let (table, created) =
-        match runtime.block_on(table::open_or_create(&catalog, &checker, &target))? {
-            table::Opened::Table { table, created } => (table, created),
-            table::Opened::Differs(table) => {
-                return Ok(refuse_evolution(
-                    args,
-                    &checker,
-                    &table,
-                    &target,
-                    setup.record_format,
-                ))
-            }
-        };
-    table::check_inside(&table, &warehouse)?;
-    let progress = progress::Progress::of_table(&table)?;
-    let recovered = runtime.block_on(recover::clean_up(&warehouse, &table, &progress, &dlq_dir))?;
-    let done: Vec<u64> = keys
-        .iter()
-        .map(|key| progress.of_input(key).map_or(0, |p| p.records))
-        .collect();
-    let metadata = table.metadata();
-    let arrow_schema = Arc::new(
-        schema_to_arrow_schema(metadata.current_schema())
-            .map_err(|e| DeliverError::ArrowSchema(Box::new(e)))?,
-    );
-    let splitter = partition::HourSplitter::new(
-        metadata.default_partition_spec(),
-        Arc::clone(metadata.current_schema()),
-    )
-    .map_err(|e| format!("the table's partitioning: {e}"))?;
-    let batch_checker = BatchChecker {
-        checker: &checker,
-        arrow_schema: Arc::clone(&arrow_schema),
-        names: &names,
-        done: &done,
-        payload: args.dlq_payload,
-    };
-    let bar = Bar::new(total_bytes(&sources, args.source.input));
-    let mut reports = Vec::new();
-    let text = args.format == DeliverFormat::Text;
-    let mut on_cycle = |report: &cycle::CycleReport| {
-        if text {
-            bar.print(&output::cycle_line(report));
+    let plan = steps::plan(args)?;
+    let place = steps::open_warehouse(args, &plan)?;
+    let (table, created) = match place.open_table(&plan)? {
+        table::Opened::Table { table, created } => (table, created),
+        table::Opened::Differs(table) => {
+            return Ok(refuse_evolution(
+                args,
+                &plan.checker,
+                &table,
+                &plan.target,
+                plan.record_format,
+            ))
         }
-        reports.push(report.clone());
     };
-    let settings = DriverSettings {
-        splitter,
-        policy,
-        properties: encoding::writer_properties(target.compression, &arrow_schema),
-        warehouse: warehouse.clone(),
-        dlq_dir: dlq_dir.clone(),
-        keys: &keys,
-        allow_duplicate_content: args.allow_duplicate_content,
-    };
-    let mut driver = Driver::new(&runtime, &catalog, table, settings, progress, &mut on_cycle);
-    let read = in_order(
-        &sources,
-        args.source.input,
-        Tail::HoldIncomplete,
-        workers(),
-        &|batch| batch_checker.check(batch),
-        &mut |checked| {
-            bar.advance(checked.bytes);
-            driver.take(checked)
-        },
-    );
-    let finished = driver.finish(read.error.map(|e| e.to_string()));
-    let dead_letters = driver.dead_letters_of_inputs();
-    let table_rows = table_rows(&driver.table);
-    let time_columns = time_columns(driver.table.metadata().current_schema().as_struct(), "");
-    drop(driver);
-    bar.finish();
-    finished?;
-    let summary = Summary {
-        table: &target.name(),
-        warehouse: &warehouse,
+    let resumed = place.resume(&table, &plan)?;
+    let delivered = steps::run_cycles(args, &plan, &place, table, resumed.progress, &resumed.done)?;
+    Ok(steps::print_summary(
+        args,
+        &plan,
+        &place,
         created,
-        cycles: &reports,
-        table_rows,
-        dead_letter_folder: &dlq_dir,
-        time_columns,
-        held_back: read
-            .held_back
-            .iter()
-            .map(|held| {
-                let name = names.get(held.input).cloned().unwrap_or_default();
-                (name, held.line, held.bytes)
-            })
-            .collect(),
-        removed: &recovered.removed,
-        not_removed: &recovered.left,
-        earlier_dead_letters: dead_letters,
-    };
-    let rendered = match args.format {
-        DeliverFormat::Text => summary.text(),
-        DeliverFormat::Json => summary.json(),
-    };
-    // What the table and the dead-letter folder hold for these inputs, on every run: a rerun
-    // that finds nothing new exits as the run that delivered them did.
-    let dead_letters = dead_letters.max(reports.iter().map(|c| c.dead_letters).sum());
-    let exit = if dead_letters > 0 {
-        EXIT_SCHEMA_ERRORS
-    } else {
-        EXIT_OK
-    };
-    Ok(crate::app::print_stdout(&rendered, exit))
+        &resumed.recovered,
+        delivered,
+    ))
 }
 
 /// The name each input is known by in the table's progress: a file's canonical path (so that

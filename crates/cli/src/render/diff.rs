@@ -120,8 +120,8 @@ fn title(file: &FileDiff) -> String {
     }
 }
 
-/// The text format: one block a file, one a change, then the summary line. One function, since
-/// the counts of the summary are taken while the blocks are written.
+/// The text format: one block a file, one a change, then the summary line. Over 80 lines: one
+/// function, since the counts of the summary are taken while the blocks are written.
 fn text(files: &[FileDiff], not_compiled: &str, level: FailOn) -> String {
     let mut out = String::new();
     let mut total = 0;
