@@ -64,7 +64,7 @@ fn readme_with_current_samples(readme: &str) -> Option<String> {
         let (before, block) = rest.split_at(start + README_SAMPLE.len());
         out.push_str(before);
         let (command, after) = block.split_once('\n')?;
-        let end = after.find("```")?;
+        let (_, closing) = after.split_at(after.find("```")?);
         let args: Vec<&str> = command.split_whitespace().collect();
         let run = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
             .args(&args)
@@ -76,7 +76,7 @@ fn readme_with_current_samples(readme: &str) -> Option<String> {
         out.push('\n');
         out.push_str(&String::from_utf8_lossy(&run.stdout));
         out.push_str(&String::from_utf8_lossy(&run.stderr));
-        rest = &after[end..];
+        rest = closing;
     }
     out.push_str(rest);
     Some(out)
