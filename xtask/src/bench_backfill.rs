@@ -1,7 +1,7 @@
 //! `cargo xtask bench --backfill`: `schema2iceberg deliver` on two backfills delivered in one
 //! cycle, records of 2,000 hours interleaved and 40,000 hours in time order, with the data
 //! files each hour got and the peak memory (goal: one file per hour, under 300 MB;
-//! docs/performance.md).
+//! docs/dev/performance.md).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -89,7 +89,7 @@ fn files_per_hour(warehouse: &Path) -> (usize, usize, usize) {
     )
 }
 
-/// Builds, generates and measures; prints the table of docs/performance.md.
+/// Builds, generates and measures; prints the table of docs/dev/performance.md.
 pub fn run(repository: &Path, runs: usize, cargo: impl Fn(&[&str]) -> bool) -> Result<(), String> {
     release_build_tool(&cargo, None)?;
     let target = target_dir(repository);

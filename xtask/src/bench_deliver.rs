@@ -1,7 +1,7 @@
 //! `cargo xtask bench --deliver`: the throughput and peak memory of `schema2iceberg deliver`
 //! (check, build Arrow rows, write partitioned Parquet, commit to the SQLite catalog) against
 //! `records` alone (check only) on the same generated file, both timed as whole processes
-//! (docs/performance.md).
+//! (docs/dev/performance.md).
 
 use std::cell::Cell;
 use std::path::Path;
@@ -58,7 +58,7 @@ pub fn check_summary(printed: &str, records: u64) -> Result<Written, String> {
     })
 }
 
-/// Builds, generates and measures; prints the table of docs/performance.md.
+/// Builds, generates and measures; prints the table of docs/dev/performance.md.
 pub fn run(
     repository: &Path,
     options: &Options,
@@ -66,7 +66,7 @@ pub fn run(
 ) -> Result<(), String> {
     // The partition source follows a stream's clock, so that a cycle spans a few hours: with
     // times spread over three centuries, as `bench --records` has them, every record is its own
-    // hour partition, and so its own data file (docs/performance.md).
+    // hour partition, and so its own data file (docs/dev/performance.md).
     let bench = Bench::prepare(repository, options, true, cargo)?;
     let warehouse = bench.cache.join("deliver-warehouse");
     // Each run starts from no warehouse: a table that already holds the file would skip it.

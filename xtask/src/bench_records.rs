@@ -1,6 +1,6 @@
 //! `cargo xtask bench --records`: the throughput of `schema2iceberg records` over a generated
 //! NDJSON file against the floor (serde_json parsing each line into a `Value` on one thread),
-//! both timed as whole processes, with the records process's peak memory (docs/performance.md).
+//! both timed as whole processes, with the records process's peak memory (docs/dev/performance.md).
 
 use std::path::Path;
 
@@ -20,7 +20,7 @@ pub fn records_job<'a>(bench: &'a Bench, file: &'a BenchFile) -> Job<'a> {
     )
 }
 
-/// Builds, generates and measures; prints the table of docs/performance.md.
+/// Builds, generates and measures; prints the table of docs/dev/performance.md.
 pub fn run(
     repository: &Path,
     options: &Options,

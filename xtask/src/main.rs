@@ -20,13 +20,13 @@ tasks:
   ci        run what CI runs: cargo fmt --check, clippy with -D warnings, and the tests
   corpus [--source NAME]
             check every schema in ../shared/corpus and print the per-source summary
-            (Markdown tables; docs/corpus.md)
+            (Markdown tables; docs/dev/corpus.md)
   gen-records SCHEMA --size SIZE [--seed N] [--partition FIELD] [--out FILE]
             write NDJSON records that the channel delivers for SCHEMA, the same bytes for a
             seed (`cargo xtask gen-records --help` says more)
   bench     run the criterion benchmarks and print, from one run, compile time against
             serde_json's parse of the same bytes, the corpus check, and process start-up
-            against a hello-world binary, and the records benchmark below (docs/performance.md);
+            against a hello-world binary, and the records benchmark below (docs/dev/performance.md);
             the deliver benchmark runs only when asked for (`bench --deliver`)
   bench --records [--size SIZE] [--runs N]
             generate (or reuse, cached in the target directory) NDJSON files of SIZE/4, SIZE/2

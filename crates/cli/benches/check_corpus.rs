@@ -1,7 +1,7 @@
 //! `schema2iceberg check` over the whole corpus in `../shared/corpus`, as CI would run it.
 //!
 //! Run with `cargo bench -p schema2iceberg --bench check_corpus`; the figures are in
-//! docs/performance.md.
+//! docs/dev/performance.md.
 
 use std::path::Path;
 

@@ -49,6 +49,60 @@ fn the_outputs_reference_is_current() {
     );
 }
 
+/// The opening of every ```text block of README.md that starts with a `$ schema2iceberg` line.
+const README_SAMPLE: &str = "```text\n$ schema2iceberg ";
+
+/// README.md with each sample block's body (the lines after its `$ schema2iceberg …` line)
+/// replaced by what the binary prints for that command line, run from the repository root
+/// without colour: standard output, then standard error. `None` when a block is not closed.
+fn readme_with_current_samples(readme: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut rest = readme;
+    while let Some(start) = rest.find(README_SAMPLE) {
+        let (before, block) = rest.split_at(start + README_SAMPLE.len());
+        out.push_str(before);
+        let (command, after) = block.split_once('\n')?;
+        let (_, closing) = after.split_at(after.find("```")?);
+        let args: Vec<&str> = command.split_whitespace().collect();
+        let run = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
+            .args(&args)
+            .args(["--color", "never"])
+            .current_dir(workspace_root())
+            .output()
+            .unwrap();
+        out.push_str(command);
+        out.push('\n');
+        out.push_str(&String::from_utf8_lossy(&run.stdout));
+        out.push_str(&String::from_utf8_lossy(&run.stderr));
+        rest = closing;
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// The README's sample output is the binary's, as docs/outputs.md is: a hand edit, or a change
+/// in what `compile` prints, fails here. `SCHEMA2ICEBERG_UPDATE_README=1` writes the current
+/// output into README.md instead (then read the diff before committing it).
+#[test]
+fn the_readme_sample_is_current() {
+    let path = workspace_root().join("README.md");
+    let published = std::fs::read_to_string(&path).expect("README.md is readable");
+    assert!(
+        published.contains(README_SAMPLE),
+        "README.md has no ```text block that starts with `$ schema2iceberg`"
+    );
+    let current = readme_with_current_samples(&published).expect("README.md's blocks are closed");
+    if published != current && std::env::var_os("SCHEMA2ICEBERG_UPDATE_README").is_some() {
+        std::fs::write(&path, &current).expect("README.md is writable");
+        return;
+    }
+    assert!(
+        published == current,
+        "README.md's sample output is stale: run \
+         `SCHEMA2ICEBERG_UPDATE_README=1 cargo test -p schema2iceberg --test compile_formats readme`"
+    );
+}
+
 /// A uuid column is said up front, when the schema compiles, as a note naming the dialects
 /// whose DDL cannot create it and the way out; `check` says it too, and the DDL error gives the
 /// same way out.

@@ -16,7 +16,7 @@ fn corpus_request(test: &str) -> Option<CorpusRequest> {
     Some(request)
 }
 
-/// `cargo xtask corpus` prints exactly this; docs/corpus.md quotes it.
+/// `cargo xtask corpus` prints exactly this; docs/dev/corpus.md quotes it.
 ///
 /// One source alone gives the same rows as in the whole run: `check` runs in the corpus root
 /// either way, so paths, the reference root and the config's globs do not change.
@@ -27,6 +27,15 @@ fn corpus_summary() {
     };
     let whole = summary(&request).expect("the corpus run runs");
     insta::assert_snapshot!(whole.to_markdown());
+    let markdown = whole.to_markdown();
+    // docs/dev/corpus.md quotes the first table, the summary over all sources.
+    let table = markdown.split("\n\n").next().unwrap_or_default();
+    let page = std::fs::read_to_string(root().join("docs/dev/corpus.md")).unwrap_or_default();
+    assert!(
+        page.contains(table),
+        "docs/dev/corpus.md's summary table is not the corpus run's: copy the first table of \
+         `cargo xtask corpus` there"
+    );
 
     request.source = Some("cloudevents-spec".to_string());
     let one = summary(&request).expect("the one-source run runs");

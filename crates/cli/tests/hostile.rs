@@ -1,6 +1,6 @@
 //! Hostile input: every case in `testdata/hostile/` (and a 100 MB schema made on the fly) ends
 //! with a clear diagnostic, never a panic, a stack overflow or an out-of-memory kill. Time and
-//! memory are bounded by the budgets in docs/mapping.md; the figures are in docs/performance.md.
+//! memory are bounded by the budgets in docs/mapping.md; the figures are in docs/dev/performance.md.
 
 // A test should stop loudly; the no-panic rule is for code that reads input.
 #![allow(

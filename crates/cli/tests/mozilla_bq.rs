@@ -1,7 +1,7 @@
 //! The Mozilla BigQuery differential check (issue 5): every Mozilla schema in
 //! `../shared/corpus/mozilla-pipeline-schemas` that has a `.bq` beside it is compiled, and our
 //! Iceberg columns are compared with the BigQuery columns Mozilla's jsonschema-transpiler made
-//! from the same file. `docs/corpus-bigquery.md` explains the method and every disagreement kind.
+//! from the same file. `docs/dev/corpus-bigquery.md` explains the method and every disagreement kind.
 //!
 //! A file we reject still has columns worth comparing: each subschema an error points at is
 //! replaced by a marker (a decimal whose scale encodes the error code) and the file is compiled
