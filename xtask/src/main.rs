@@ -7,6 +7,7 @@ mod bench_process;
 mod bench_records;
 mod bench_whole;
 mod gen_records;
+mod module_map;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -240,6 +241,21 @@ fn codegen() -> bool {
         &schema2iceberg::docs::outputs_markdown(&repository_root()),
     ) & write_mapping_sections()
         & write_records_reasons()
+        & write_architecture()
+}
+
+/// ARCHITECTURE.md's code map, from each module's `//!` comment.
+fn write_architecture() -> bool {
+    const ARCHITECTURE: &str = "ARCHITECTURE.md";
+    let root = repository_root();
+    let current = std::fs::read_to_string(root.join(ARCHITECTURE)).unwrap_or_default();
+    match module_map::with_module_list(&current, &root) {
+        Some(text) => write(ARCHITECTURE, &text),
+        None => {
+            eprintln!("{ARCHITECTURE} lacks the marker lines of the module list");
+            false
+        }
+    }
 }
 
 /// `cargo xtask bench [FLAG] ...`: the benchmark FLAG names, or the criterion and records

@@ -1,7 +1,7 @@
 //! The corpus run: `check` over the real-world schemas in `../shared/corpus`, summarised per source.
 //!
 //! The summary is what `cargo xtask corpus` prints, what `crates/cli/tests/corpus.rs` snapshots,
-//! and what `docs/corpus.md` analyses. It is built from `check`'s JSON report rather than from a
+//! and what `docs/dev/corpus.md` analyses. It is built from `check`'s JSON report rather than from a
 //! compile loop of its own, so the corpus sees exactly what a CI user sees: the same discovery,
 //! the same config (Snowplow read as draft-04), the same lints.
 

@@ -15,7 +15,7 @@ use crate::project::channel::Compression;
 /// A dictionary pays where values repeat (a status, a country, a count) and costs where they do
 /// not: every value is hashed into it and the dictionary page is written beside the plain
 /// values it could not shorten. On `deliver`'s benchmark, building dictionaries for columns of
-/// unique values was a quarter of what writing adds to checking (docs/performance.md).
+/// unique values was a quarter of what writing adds to checking (docs/dev/performance.md).
 pub(crate) fn writer_properties(compression: Compression, schema: &Schema) -> WriterProperties {
     let mut builder = WriterProperties::builder().set_compression(compression.parquet());
     // The Parquet writer converts the same Arrow schema the same way, so the paths match its
