@@ -67,7 +67,7 @@ fn readme_with_current_samples(readme: &str) -> Option<String> {
         let run = Command::new(env!("CARGO_BIN_EXE_schema2iceberg"))
             .args(&args)
             .args(["--color", "never"])
-            .current_dir(workspace_root())
+            .current_dir(support::root())
             .output()
             .unwrap();
         out.push_str(command);
@@ -85,7 +85,7 @@ fn readme_with_current_samples(readme: &str) -> Option<String> {
 /// output into README.md instead (then read the diff before committing it).
 #[test]
 fn the_readme_sample_is_current() {
-    let path = workspace_root().join("README.md");
+    let path = support::root().join("README.md");
     let published = std::fs::read_to_string(&path).expect("README.md is readable");
     assert!(
         published.contains(README_SAMPLE),

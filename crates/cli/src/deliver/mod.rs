@@ -260,30 +260,78 @@ fn total_bytes(sources: &[Source], kind: InputKind) -> Option<u64> {
         .sum()
 }
 
-/// The dotted paths of the `time` columns under `fields` (lists and maps by their field names);
-/// the compiled schema's nesting is bounded by the mapper's depth limit.
-fn time_columns(fields: &iceberg::spec::StructType, prefix: &str) -> Vec<String> {
-    use iceberg::spec::{PrimitiveType, Type};
-    let mut found = Vec::new();
-    for field in fields.fields() {
-        let path = format!("{prefix}{}", field.name);
-        let mut types = vec![(path, field.field_type.as_ref())];
-        while let Some((path, ty)) = types.pop() {
-            match ty {
-                Type::Primitive(PrimitiveType::Time) => found.push(path),
-                Type::Primitive(_) => {}
-                Type::Struct(inner) => found.extend(time_columns(inner, &format!("{path}."))),
-                Type::List(list) => types.push((
-                    format!("{path}.element"),
-                    list.element_field.field_type.as_ref(),
-                )),
-                Type::Map(map) => {
-                    types.push((format!("{path}.value"), map.value_field.field_type.as_ref()))
-                }
-            }
-        }
+/// The dotted paths of the table's `time` columns (lists and maps by their field names); the
+/// compiled schema's nesting is bounded by the mapper's depth limit.
+fn time_columns(schema: &iceberg::spec::Schema) -> Vec<String> {
+    let mut visitor = TimeColumns::default();
+    // The visitor itself never fails; an error could only come from the walk.
+    let _ = iceberg::spec::visit_schema(schema, &mut visitor);
+    visitor.found
+}
+
+/// Finds the `time` columns, keeping the path from the root to the field being visited.
+#[derive(Default)]
+struct TimeColumns {
+    path: Vec<String>,
+    found: Vec<String>,
+}
+
+impl iceberg::spec::SchemaVisitor for TimeColumns {
+    type T = ();
+
+    fn before_struct_field(
+        &mut self,
+        field: &iceberg::spec::NestedFieldRef,
+    ) -> iceberg::Result<()> {
+        self.path.push(field.name.clone());
+        Ok(())
     }
-    found
+    fn after_struct_field(&mut self, _: &iceberg::spec::NestedFieldRef) -> iceberg::Result<()> {
+        self.path.pop();
+        Ok(())
+    }
+    fn before_list_element(
+        &mut self,
+        field: &iceberg::spec::NestedFieldRef,
+    ) -> iceberg::Result<()> {
+        self.before_struct_field(field)
+    }
+    fn after_list_element(&mut self, field: &iceberg::spec::NestedFieldRef) -> iceberg::Result<()> {
+        self.after_struct_field(field)
+    }
+    fn before_map_key(&mut self, field: &iceberg::spec::NestedFieldRef) -> iceberg::Result<()> {
+        self.before_struct_field(field)
+    }
+    fn after_map_key(&mut self, field: &iceberg::spec::NestedFieldRef) -> iceberg::Result<()> {
+        self.after_struct_field(field)
+    }
+    fn before_map_value(&mut self, field: &iceberg::spec::NestedFieldRef) -> iceberg::Result<()> {
+        self.before_struct_field(field)
+    }
+    fn after_map_value(&mut self, field: &iceberg::spec::NestedFieldRef) -> iceberg::Result<()> {
+        self.after_struct_field(field)
+    }
+    fn schema(&mut self, _: &iceberg::spec::Schema, _: ()) -> iceberg::Result<()> {
+        Ok(())
+    }
+    fn field(&mut self, _: &iceberg::spec::NestedFieldRef, _: ()) -> iceberg::Result<()> {
+        Ok(())
+    }
+    fn r#struct(&mut self, _: &iceberg::spec::StructType, _: Vec<()>) -> iceberg::Result<()> {
+        Ok(())
+    }
+    fn list(&mut self, _: &iceberg::spec::ListType, _: ()) -> iceberg::Result<()> {
+        Ok(())
+    }
+    fn map(&mut self, _: &iceberg::spec::MapType, _: (), _: ()) -> iceberg::Result<()> {
+        Ok(())
+    }
+    fn primitive(&mut self, primitive: &iceberg::spec::PrimitiveType) -> iceberg::Result<()> {
+        if *primitive == iceberg::spec::PrimitiveType::Time {
+            self.found.push(self.path.join("."));
+        }
+        Ok(())
+    }
 }
 
 /// The rows the table holds: its current snapshot's `total-records`.

@@ -229,7 +229,7 @@ pub(super) fn run_cycles(
     let finished = driver.finish(read.error.map(|e| e.to_string()));
     let dead_letters = driver.dead_letters_of_inputs();
     let table_rows = table_rows(&driver.table);
-    let time_columns = time_columns(driver.table.metadata().current_schema().as_struct(), "");
+    let time_columns = time_columns(driver.table.metadata().current_schema());
     drop(driver);
     bar.finish();
     finished?;

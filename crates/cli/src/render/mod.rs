@@ -123,6 +123,9 @@ fn table(out: &mut String, schema: &Schema) {
     tree(out, fields, "");
 }
 
+/// The fields as `├─`/`└─` lines, each followed by what it holds, indented.
+// Not iceberg's `SchemaVisitor`: a line's branch and its children's indent depend on whether the
+// field is its parent's last, which the visitor's callbacks are not told.
 fn tree(out: &mut String, fields: &[NestedFieldRef], indent: &str) {
     let count = fields.len();
     for (i, field) in fields.iter().enumerate() {
@@ -158,6 +161,8 @@ fn tree(out: &mut String, fields: &[NestedFieldRef], indent: &str) {
     }
 }
 
+/// A type's name in the tree: a struct's fields follow on their own lines, so only lists and
+/// maps name what they hold.
 fn short_type(ty: &Type) -> String {
     match ty {
         Type::Primitive(p) => p.to_string(),
