@@ -22,8 +22,10 @@ from pathlib import Path
 
 # --- what must differ between runs, and nothing else ------------------------------------------
 
-# `--version` prints the commit the binary was built from.
+# `--version` prints the commit the binary was built from, and so does the man page's header
+# and VERSION section (`schema2iceberg 0.1.0 (COMMIT target)`, `v0.1.0 (COMMIT target)`).
 VERSION_RE = re.compile(rb"^(schema2iceberg \S+ \()[0-9a-f]{7,40}( )", re.M)
+MAN_VERSION_RE = re.compile(rb"((?:schema2iceberg |v)\d+\.\d+\.\d+\S* \()[0-9a-f]{7,40}( )")
 # deliver: Iceberg snapshot ids are random 64-bit numbers.
 SNAPSHOT_RES = [
     (re.compile(rb"snapshot -?\d+"), b"snapshot <id>"),
@@ -254,13 +256,19 @@ def plan_help(plan):
         plan.simple("help", ["help", command], repo)
     for shell in SHELLS:
         plan.simple("help", ["completions", shell], repo)
-    plan.simple("help", ["man"], repo)
+    def man():
+        code, out, err, header = run(ctx, ["man"], repo)
+        return record(code, MAN_VERSION_RE.sub(rb"\1<commit>\2", out), err, header)
+
+    plan.add("help/man", man)
 
     def man_dir():
         tmp = ctx.tmpdir("man")
         target = tmp / "pages"
         res = run(ctx, ["man", "--dir", str(target)], repo)
-        return record(*res) + files_section(target, ctx.subs(), "--dir")
+        return MAN_VERSION_RE.sub(
+            rb"\1<commit>\2", record(*res) + files_section(target, ctx.subs(), "--dir")
+        )
 
     plan.add("help/man__--dir", man_dir)
 
