@@ -366,13 +366,16 @@ fn compile_files(
             ms(json),
             ms(text),
         );
+        // The Mozilla file's goal is a guard: the `iceberg` crate's build and serializer bound
+        // it at about 5× (docs/dev/performance.md), so it must stay under 6× (issue 41).
+        let most = if relative == MOZILLA { 6.0 } else { 3.0 };
         goals.push((
-            format!("{label}: JSON at most 3× the floor ({json_ratio:.1}×)"),
-            json_ratio <= 3.0,
+            format!("{label}: JSON under {most}× the floor ({json_ratio:.1}×)"),
+            json_ratio < most,
         ));
         goals.push((
-            format!("{label}: text at most 3× the floor ({text_ratio:.1}×)"),
-            text_ratio <= 3.0,
+            format!("{label}: text under {most}× the floor ({text_ratio:.1}×)"),
+            text_ratio < most,
         ));
         goals.push((
             format!("{label}: text at most 1.2× JSON ({text_json:.2}×)"),
