@@ -30,7 +30,8 @@ fn corpus_summary() {
     let markdown = whole.to_markdown();
     // docs/dev/corpus.md quotes the first table, the summary over all sources.
     let table = markdown.split("\n\n").next().unwrap_or_default();
-    let page = std::fs::read_to_string(support::root().join("docs/dev/corpus.md")).unwrap_or_default();
+    let page =
+        std::fs::read_to_string(support::root().join("docs/dev/corpus.md")).unwrap_or_default();
     assert!(
         page.contains(table),
         "docs/dev/corpus.md's summary table is not the corpus run's: copy the first table of \
