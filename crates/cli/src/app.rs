@@ -37,6 +37,11 @@ pub(crate) struct DraftArg {
 
 /// `--draft` and `--ref-root`: how a schema and the files its `$ref`s reach are read. The help of
 /// `--ref-root` is `compile`'s; `bundle` and `check` say their own default with `mut_arg`.
+///
+/// `--color` ([`ColorArg`]) and `--partition` are not in this struct: `--partition` is a list in
+/// `compile`, one value in `check`, `diff`, `records` and `deliver`, and absent from `bundle`, and
+/// flattening `--color` here would move it in every command's `--help`, which the restructuring
+/// that made this struct was not to change.
 #[derive(Debug, clap::Args)]
 pub(crate) struct ReadArgs {
     #[command(flatten)]
