@@ -22,23 +22,25 @@ impl Mapper<'_> {
     /// keywords are merged into one column.
     pub(super) fn flatten(&mut self, id: SchemaId, field: &str) -> Option<Vec<SchemaId>> {
         let mut parts = Vec::new();
+        let mut path = Vec::new();
         let mut ok = true;
-        self.collect_parts(id, field, &mut parts, &mut ok, 0);
+        self.collect_parts(id, field, &mut parts, &mut path, &mut ok);
         ok.then_some(parts)
     }
 
+    /// Adds `id` and its branches to `parts`. `path` holds the schemas whose branches are being
+    /// collected (the ancestors): including one of them again is a cycle, while a schema
+    /// already among the parts through another branch (a shared base, a diamond) is merged once.
     fn collect_parts(
         &mut self,
         id: SchemaId,
         field: &str,
         parts: &mut Vec<SchemaId>,
+        path: &mut Vec<SchemaId>,
         ok: &mut bool,
-        level: usize,
     ) {
-        if parts.contains(&id)
-            || level > MAX_FRAMES
-            || self.ref_stack.iter().any(|(t, _)| *t == id) && level > 0
-        {
+        let level = path.len();
+        if path.contains(&id) || self.ref_stack.iter().any(|(t, _)| *t == id) && level > 0 {
             self.cycles_met += 1;
             let location = self.ws.schema_site(id);
             self.emit(
@@ -53,20 +55,34 @@ impl Mapper<'_> {
             *ok = false;
             return;
         }
+        if level > MAX_FRAMES {
+            let location = self.ws.schema_site(id);
+            self.emit(
+                &codes::SCHEMA_TOO_DEEP,
+                location,
+                format!("`allOf` here nests more than {MAX_FRAMES} levels deep"),
+                field,
+            );
+            *ok = false;
+            return;
+        }
+        if parts.contains(&id) {
+            return;
+        }
         let ws = self.ws;
         match ws.schema(id).map(|s| &s.kind) {
             Some(SchemaKind::Object(k)) => {
                 parts.push(id);
+                path.push(id);
                 if let Some(all_of) = k.all_of() {
                     for branch in &all_of.value {
                         match self.resolve_chain(*branch, field) {
-                            Some(resolved) => {
-                                self.collect_parts(resolved, field, parts, ok, level + 1)
-                            }
+                            Some(resolved) => self.collect_parts(resolved, field, parts, path, ok),
                             None => *ok = false,
                         }
                     }
                 }
+                path.pop();
             }
             Some(SchemaKind::Bool(true)) => {}
             Some(SchemaKind::Bool(false)) => {
