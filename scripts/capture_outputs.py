@@ -678,7 +678,8 @@ def plan_records(plan, counts):
     counts["records cases"] = len(cases)
 
 
-PYICEBERG_READER = Path(__file__).with_name("capture_pyiceberg_rows.py")
+# The deliver tests' own reader: the rows as pyiceberg scans them, one JSON object a line.
+PYICEBERG_READER = Path(__file__).parent.parent / "crates/cli/tests/deliver/read_pyiceberg.py"
 
 
 def plan_deliver(plan, counts):

@@ -6,6 +6,8 @@ mod bench_peers;
 mod bench_process;
 mod bench_records;
 mod bench_whole;
+#[cfg(test)]
+mod code_shape;
 mod gen_records;
 mod module_map;
 

@@ -25,7 +25,8 @@ pub const END: &str = "<!-- END OF MODULE LIST -->";
 /// the first colon (the module's name for itself), or is cut at a word.
 const MOST_CHARS: usize = 160;
 
-fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+/// Every `.rs` file under `dir`, in path order.
+pub(crate) fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -129,7 +130,7 @@ mod tests {
 
     #[test]
     fn architecture_md_lists_every_module_as_it_is() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let root = crate::repository_root();
         let path = root.join("ARCHITECTURE.md");
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         let generated = with_module_list(&current, &root);

@@ -4,10 +4,13 @@
 //! after the words `Over 80 lines:`.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use syn::spanned::Spanned;
 use syn::visit::Visit;
+
+use crate::module_map::rust_files;
+use crate::repository_root;
 
 const MAX_FILE_LINES: usize = 600;
 const MAX_FN_LINES: usize = 80;
@@ -15,31 +18,9 @@ const MAX_FN_LINES: usize = 80;
 /// the function's doc comment.
 const LONG_MARK: &str = "Over 80 lines:";
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
-}
-
-fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
-    paths.sort();
-    for path in paths {
-        if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
-}
-
 /// The source files the rules cover: every crate's `src`, and xtask's.
 fn sources() -> Vec<PathBuf> {
-    let root = workspace_root();
+    let root = repository_root();
     let mut found = Vec::new();
     let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
@@ -123,7 +104,7 @@ impl<'ast> Visit<'ast> for LongFunctions<'_> {
 
 #[test]
 fn source_files_and_functions_stay_short() {
-    let root = workspace_root();
+    let root = repository_root();
     let mut problems = String::new();
     let files = sources();
     assert!(files.len() > 50, "found only {} source files", files.len());
