@@ -6,7 +6,7 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::bench_process::{machine, measure, release_build_tool, target_dir, Job};
+use crate::bench_process::{machine, measure, release_build_tool, remove_folder, target_dir, Job};
 use crate::gen_records::values::civil_from_days;
 
 /// The goals: data files per hour, and peak resident memory.
@@ -145,12 +145,7 @@ fn measure_backfill(
     runs: usize,
 ) -> Result<bool, String> {
     let warehouse = cache.join("warehouse");
-    let fresh = || match std::fs::remove_dir_all(&warehouse) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(format!("cannot remove {}: {e}", warehouse.display()))
-        }
-        _ => Ok(()),
-    };
+    let fresh = || remove_folder(&warehouse);
     let args: Vec<PathBuf> = [
         "deliver".into(),
         schema.to_path_buf(),

@@ -6,7 +6,9 @@
 use std::cell::Cell;
 use std::path::Path;
 
-use crate::bench_process::{machine, measure, Bench, BenchFile, Job, Options, Run, PARTITION};
+use crate::bench_process::{
+    machine, measure, remove_folder, Bench, BenchFile, Job, Options, Run, PARTITION,
+};
 use crate::bench_records::records_job;
 
 /// The goals of issue 14: deliver's wall time at most this multiple of records', and its peak
@@ -70,12 +72,7 @@ pub fn run(
     let bench = Bench::prepare(repository, options, true, cargo)?;
     let warehouse = bench.cache.join("deliver-warehouse");
     // Each run starts from no warehouse: a table that already holds the file would skip it.
-    let fresh_warehouse = || match std::fs::remove_dir_all(&warehouse) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(format!("cannot remove {}: {e}", warehouse.display()))
-        }
-        _ => Ok(()),
-    };
+    let fresh_warehouse = || remove_folder(&warehouse);
     println!(
         "\ndeliver against records on the same file: {}; median of {} runs of each, taking turns, after one warm-up (the file in the page cache); each deliver run into a new warehouse",
         machine(),

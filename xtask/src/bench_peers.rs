@@ -8,8 +8,8 @@ use std::process::Command;
 
 use crate::bench_deliver::check_summary;
 use crate::bench_process::{
-    generated_file, machine, measure, release_build_tool, target_dir, BenchFile, Job, Options, Run,
-    PARTITION,
+    generated_file, machine, measure, release_build_tool, remove_folder, target_dir, BenchFile,
+    Job, Options, Run, PARTITION,
 };
 
 /// The order events: long, the timestamptz partition source, an enum, decimal(38, 2) from
@@ -209,17 +209,21 @@ struct Row {
     run: Result<Run, String>,
 }
 
-/// Checks that a run printed `valid N invalid 0` for a file of N records (ajv).
-fn check_ajv(printed: &str, records: u64) -> Result<(), String> {
-    let expected = format!("valid {records} invalid 0");
+/// Checks that `program` printed `expected` (its verdicts on the whole file), and nothing else.
+fn check_output(program: &str, printed: &str, expected: &str) -> Result<(), String> {
     if printed.trim() == expected {
         Ok(())
     } else {
         Err(format!(
-            "ajv printed `{}`, not `{expected}`",
+            "{program} printed `{}`, not `{expected}`",
             printed.trim()
         ))
     }
+}
+
+/// Checks that ajv printed `valid N invalid 0` for a file of N records.
+fn check_ajv(printed: &str, records: u64) -> Result<(), String> {
+    check_output("ajv", printed, &format!("valid {records} invalid 0"))
 }
 
 /// Checks `records --format json`'s summary: every record of the file delivered.
@@ -315,38 +319,6 @@ fn one_core(tool: &Path, args: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The checks of each program's standard output, for a file of `records` records: a run
-/// whose verdicts differ from the others' proves nothing.
-struct Checks {
-    records: u64,
-}
-
-impl Checks {
-    fn ajv(&self, printed: &str) -> Result<(), String> {
-        check_ajv(printed, self.records)
-    }
-
-    fn records(&self, printed: &str) -> Result<(), String> {
-        check_records(printed, self.records)
-    }
-
-    fn deliver(&self, printed: &str) -> Result<(), String> {
-        check_summary(printed, self.records).map(|_| ())
-    }
-
-    fn pyiceberg(&self, printed: &str) -> Result<(), String> {
-        let expected = format!("rows {}", self.records);
-        if printed.trim() == expected {
-            Ok(())
-        } else {
-            Err(format!(
-                "pyiceberg printed `{}`, not `{expected}`",
-                printed.trim()
-            ))
-        }
-    }
-}
-
 /// `list` as the `&Path` arguments of a [`Job`].
 fn paths(list: &[PathBuf]) -> Vec<&Path> {
     list.iter().map(PathBuf::as_path).collect()
@@ -360,16 +332,15 @@ fn measure_all(
     scratch: &Path,
 ) -> Result<Vec<Row>, String> {
     let lines = lines(setup, peers);
-    let checks = Checks {
-        records: setup.file.records,
-    };
+    let records = setup.file.records;
+    let expected_rows = format!("rows {records}");
     let fresh = || fresh_folder(&setup.warehouse);
     let nothing = || Ok(());
     let (ajv, records, pyiceberg, deliver) = (
-        |p: &str| checks.ajv(p),
-        |p: &str| checks.records(p),
-        |p: &str| checks.pyiceberg(p),
-        |p: &str| checks.deliver(p),
+        |p: &str| check_ajv(p, records),
+        |p: &str| check_records(p, records),
+        |p: &str| check_output("pyiceberg", p, &expected_rows),
+        |p: &str| check_summary(p, records).map(|_| ()),
     );
     let taskset = Path::new("taskset");
     let records_one = one_core(setup.tool, &lines.records);
@@ -434,12 +405,7 @@ fn measure_all(
 
 /// Removes `folder` and makes it again, empty (SQLite needs the folder of its file).
 fn fresh_folder(folder: &Path) -> Result<(), String> {
-    match std::fs::remove_dir_all(folder) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(format!("cannot remove {}: {e}", folder.display()))
-        }
-        _ => {}
-    }
+    remove_folder(folder)?;
     std::fs::create_dir_all(folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))
 }
 

@@ -398,3 +398,13 @@ pub fn machine() -> String {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     format!("{cores} cores ({cpu}), {}", std::env::consts::OS)
 }
+
+/// Removes `folder` and everything in it; a folder that is not there is no error.
+pub fn remove_folder(folder: &Path) -> Result<(), String> {
+    match std::fs::remove_dir_all(folder) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(format!("cannot remove {}: {e}", folder.display()))
+        }
+        _ => Ok(()),
+    }
+}
