@@ -16,6 +16,37 @@ use arrow_buffer::{NullBufferBuilder, OffsetBuffer};
 use arrow_schema::{DataType, FieldRef, Fields, SchemaRef, TimeUnit};
 use schema2iceberg_mapper::records::Cell;
 
+/// Why a batch's rows cannot be built: a column the table's Arrow schema gives in a shape no
+/// conversion makes, or a value that does not fit its column (a bug).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RowsError {
+    /// A top-level column's problem.
+    #[error("column `{name}`: {source}")]
+    Column {
+        name: String,
+        source: Box<RowsError>,
+    },
+    /// A struct member's problem, when its column is made.
+    #[error("`{name}`: {source}")]
+    Member {
+        name: String,
+        source: Box<RowsError>,
+    },
+    #[error("map entries of type {0}")]
+    MapEntries(DataType),
+    #[error("map entries without key and value")]
+    MapEntriesShape,
+    #[error("map keys of type {0}")]
+    MapKeys(DataType),
+    #[error("a {cell:?} value in a {data_type} column (a bug: please report it)")]
+    Mismatch { cell: Cell, data_type: DataType },
+    /// A list or map offset past `i32`.
+    #[error(transparent)]
+    Offset(#[from] std::num::TryFromIntError),
+    #[error(transparent)]
+    Arrow(#[from] arrow_schema::ArrowError),
+}
+
 /// Rows of one batch, held column by column until [`RowsBuilder::finish`].
 pub(crate) struct RowsBuilder {
     schema: SchemaRef,
@@ -24,13 +55,15 @@ pub(crate) struct RowsBuilder {
 
 impl RowsBuilder {
     /// An empty batch of `schema`.
-    pub(crate) fn new(schema: &SchemaRef) -> Result<Self, String> {
+    pub(crate) fn new(schema: &SchemaRef) -> Result<Self, RowsError> {
         let columns = schema
             .fields()
             .iter()
             .map(|field| {
-                Column::new(field.data_type())
-                    .map_err(|e| format!("column `{}`: {e}", field.name()))
+                Column::new(field.data_type()).map_err(|e| RowsError::Column {
+                    name: field.name().clone(),
+                    source: Box::new(e),
+                })
             })
             .collect::<Result<_, _>>()?;
         Ok(RowsBuilder {
@@ -41,26 +74,29 @@ impl RowsBuilder {
 
     /// Appends one row: `cells[i]` is the value of the schema's `i`-th field. After an error
     /// the builder holds part of the row, and the batch must be given up.
-    pub(crate) fn push(&mut self, cells: &[Cell]) -> Result<(), String> {
+    pub(crate) fn push(&mut self, cells: &[Cell]) -> Result<(), RowsError> {
         for (index, column) in self.columns.iter_mut().enumerate() {
             column
                 .push(cells.get(index).unwrap_or(&Cell::Null))
                 .map_err(|e| {
                     let name = self.schema.fields().get(index).map_or("?", |f| f.name());
-                    format!("column `{name}`: {e}")
+                    RowsError::Column {
+                        name: name.to_string(),
+                        source: Box::new(e),
+                    }
                 })?;
         }
         Ok(())
     }
 
     /// The rows appended, as one batch.
-    pub(crate) fn finish(self) -> Result<RecordBatch, String> {
+    pub(crate) fn finish(self) -> Result<RecordBatch, RowsError> {
         let columns = self
             .columns
             .into_iter()
             .map(Column::finish)
             .collect::<Result<Vec<_>, _>>()?;
-        RecordBatch::try_new(self.schema, columns).map_err(|e| e.to_string())
+        Ok(RecordBatch::try_new(self.schema, columns)?)
     }
 }
 
@@ -101,21 +137,21 @@ enum Column {
     OnlyNulls(DataType, usize),
 }
 
-fn mismatch(column: &Column, cell: &Cell) -> String {
-    format!(
-        "a {cell:?} value in a {} column (a bug: please report it)",
-        column.data_type()
-    )
+fn mismatch(column: &Column, cell: &Cell) -> RowsError {
+    RowsError::Mismatch {
+        cell: cell.clone(),
+        data_type: column.data_type(),
+    }
 }
 
 /// The next list or map offset after `len` items.
-fn offset(len: usize) -> Result<i32, String> {
-    i32::try_from(len).map_err(|e| e.to_string())
+fn offset(len: usize) -> Result<i32, RowsError> {
+    Ok(i32::try_from(len)?)
 }
 
 impl Column {
     // The recursion follows the table's nesting, which the mapper has capped at 16 levels.
-    fn new(data_type: &DataType) -> Result<Column, String> {
+    fn new(data_type: &DataType) -> Result<Column, RowsError> {
         Ok(match data_type {
             DataType::Boolean => Column::Bool(BooleanBuilder::new()),
             DataType::Int32 => Column::Int(Int32Builder::new()),
@@ -138,7 +174,12 @@ impl Column {
                 fields: fields.clone(),
                 children: fields
                     .iter()
-                    .map(|f| Column::new(f.data_type()).map_err(|e| format!("`{}`: {e}", f.name())))
+                    .map(|f| {
+                        Column::new(f.data_type()).map_err(|e| RowsError::Member {
+                            name: f.name().clone(),
+                            source: Box::new(e),
+                        })
+                    })
                     .collect::<Result<_, _>>()?,
                 nulls: NullBufferBuilder::new(0),
             },
@@ -150,15 +191,15 @@ impl Column {
             },
             DataType::Map(entries, ordered) => {
                 let DataType::Struct(entry_fields) = entries.data_type() else {
-                    return Err(format!("map entries of type {}", entries.data_type()));
+                    return Err(RowsError::MapEntries(entries.data_type().clone()));
                 };
                 let (Some(key_field), Some(value_field)) =
                     (entry_fields.first(), entry_fields.get(1))
                 else {
-                    return Err("map entries without key and value".to_string());
+                    return Err(RowsError::MapEntriesShape);
                 };
                 if key_field.data_type() != &DataType::Utf8 {
-                    return Err(format!("map keys of type {}", key_field.data_type()));
+                    return Err(RowsError::MapKeys(key_field.data_type().clone()));
                 }
                 Column::Map {
                     entries: Arc::clone(entries),
@@ -226,7 +267,7 @@ impl Column {
     }
 
     // The recursion follows the table's nesting, which the mapper has capped at 16 levels.
-    fn push(&mut self, cell: &Cell) -> Result<(), String> {
+    fn push(&mut self, cell: &Cell) -> Result<(), RowsError> {
         match (&mut *self, cell) {
             (_, Cell::Null) => self.push_null(),
             (Column::Bool(b), Cell::Bool(v)) => b.append_value(*v),
@@ -238,7 +279,7 @@ impl Column {
             (Column::Time(b), Cell::Time(v)) => b.append_value(*v),
             (Column::Timestamp(b, _), Cell::Timestamptz(v)) => b.append_value(*v),
             (Column::Decimal(b, ..), Cell::Decimal { unscaled, .. }) => b.append_value(*unscaled),
-            (Column::Uuid(b), Cell::Uuid(v)) => b.append_value(v).map_err(|e| e.to_string())?,
+            (Column::Uuid(b), Cell::Uuid(v)) => b.append_value(v)?,
             (Column::Binary(b), Cell::Binary(v)) => b.append_value(v),
             (
                 Column::Struct {
@@ -291,7 +332,7 @@ impl Column {
     }
 
     // The recursion follows the table's nesting, which the mapper has capped at 16 levels.
-    fn finish(self) -> Result<ArrayRef, String> {
+    fn finish(self) -> Result<ArrayRef, RowsError> {
         Ok(match self {
             Column::Bool(mut b) => Arc::new(b.finish()),
             Column::Int(mut b) => Arc::new(b.finish()),
@@ -301,11 +342,9 @@ impl Column {
             Column::Date(mut b) => Arc::new(b.finish()),
             Column::Time(mut b) => Arc::new(b.finish()),
             Column::Timestamp(mut b, zone) => Arc::new(b.finish().with_timezone_opt(zone)),
-            Column::Decimal(mut b, precision, scale) => Arc::new(
-                b.finish()
-                    .with_precision_and_scale(precision, scale)
-                    .map_err(|e| e.to_string())?,
-            ),
+            Column::Decimal(mut b, precision, scale) => {
+                Arc::new(b.finish().with_precision_and_scale(precision, scale)?)
+            }
             Column::Uuid(mut b) => Arc::new(b.finish()),
             Column::Binary(mut b) => Arc::new(b.finish()),
             Column::Struct {
@@ -317,25 +356,19 @@ impl Column {
                     .into_iter()
                     .map(Column::finish)
                     .collect::<Result<Vec<_>, _>>()?;
-                Arc::new(
-                    StructArray::try_new(fields, children, nulls.finish())
-                        .map_err(|e| e.to_string())?,
-                )
+                Arc::new(StructArray::try_new(fields, children, nulls.finish())?)
             }
             Column::List {
                 element,
                 offsets,
                 values,
                 mut nulls,
-            } => Arc::new(
-                ListArray::try_new(
-                    element,
-                    OffsetBuffer::new(offsets.into()),
-                    values.finish()?,
-                    nulls.finish(),
-                )
-                .map_err(|e| e.to_string())?,
-            ),
+            } => Arc::new(ListArray::try_new(
+                element,
+                OffsetBuffer::new(offsets.into()),
+                values.finish()?,
+                nulls.finish(),
+            )?),
             Column::Map {
                 entries,
                 entry_fields,
@@ -347,18 +380,14 @@ impl Column {
             } => {
                 let key_array: ArrayRef = Arc::new(keys.finish());
                 let entries_array =
-                    StructArray::try_new(entry_fields, vec![key_array, values.finish()?], None)
-                        .map_err(|e| e.to_string())?;
-                Arc::new(
-                    MapArray::try_new(
-                        entries,
-                        OffsetBuffer::new(offsets.into()),
-                        entries_array,
-                        nulls.finish(),
-                        ordered,
-                    )
-                    .map_err(|e| e.to_string())?,
-                )
+                    StructArray::try_new(entry_fields, vec![key_array, values.finish()?], None)?;
+                Arc::new(MapArray::try_new(
+                    entries,
+                    OffsetBuffer::new(offsets.into()),
+                    entries_array,
+                    nulls.finish(),
+                    ordered,
+                )?)
             }
             Column::OnlyNulls(data_type, count) => new_null_array(&data_type, count),
         })

@@ -6,7 +6,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use schema2iceberg_mapper::records::{RecordChecker, Verdict};
 
-use super::arrow::RowsBuilder;
+use super::arrow::{RowsBuilder, RowsError};
 use super::dlq;
 use super::progress::fingerprint;
 use crate::intake::input::Batch;
@@ -35,7 +35,7 @@ pub(crate) struct CheckedBatch {
     pub(crate) input: usize,
     pub(crate) records: Vec<Checked>,
     /// The delivered records' rows, in order; `None` when none was delivered.
-    pub(crate) rows: Result<Option<RecordBatch>, String>,
+    pub(crate) rows: Result<Option<RecordBatch>, RowsError>,
     /// The input bytes the batch covers, for progress.
     pub(crate) bytes: u64,
 }
@@ -59,7 +59,7 @@ impl BatchChecker<'_> {
         let name = self.names.get(batch.input).map_or("-", String::as_str);
         // Rows are appended as records are checked, so each record's cells are freed at once;
         // the builder is made at the first delivered record.
-        let mut rows: Result<Option<RowsBuilder>, String> = Ok(None);
+        let mut rows: Result<Option<RowsBuilder>, RowsError> = Ok(None);
         let mut records = Vec::with_capacity(batch.records.len());
         let mut bytes = 0u64;
         for record in &batch.records {

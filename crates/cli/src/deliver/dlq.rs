@@ -18,6 +18,24 @@ use serde_json::json;
 use crate::intake::input::Record;
 use crate::render::record::record_json;
 
+/// Why the dead-letter folder cannot be used: a prefix that would leave it (a usage error), or
+/// a cycle's file that cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum DlqError {
+    #[error("{origin} has a `{part}` part, which would leave the warehouse's dlq folder; S3 keeps it as text, but a local folder cannot")]
+    LeavesFolder { origin: String, part: String },
+    #[error("cannot create the dead-letter folder `{}`: {source}", .path.display())]
+    CreateFolder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write `{}`: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// The prefix when the channel configuration gives no `ErrorOutputPrefix`: AWS's documented
 /// default, `kinesis-channel/errors/<channelName>/<channelId>/`, with the channel name from the
 /// configuration (else `<namespace>.<table>`) and `local` for the id a local channel lacks.
@@ -31,13 +49,14 @@ pub(crate) fn default_prefix(channel_name: Option<&str>, namespace: &str, table:
 /// dead-letter folder, are refused.
 /// `origin` says where the prefix came from (the `ErrorOutputPrefix`, or the `ChannelName` of
 /// the default prefix), for the message.
-pub(crate) fn folder(warehouse: &Path, prefix: &str, origin: &str) -> Result<PathBuf, String> {
+pub(crate) fn folder(warehouse: &Path, prefix: &str, origin: &str) -> Result<PathBuf, DlqError> {
     let mut dir = warehouse.join("dlq");
     for part in prefix.split('/').filter(|p| !p.is_empty()) {
         if part == "." || part == ".." {
-            return Err(format!(
-                "{origin} has a `{part}` part, which would leave the warehouse's dlq folder; S3 keeps it as text, but a local folder cannot"
-            ));
+            return Err(DlqError::LeavesFolder {
+                origin: origin.to_string(),
+                part: part.to_string(),
+            });
         }
         dir.push(part);
     }
@@ -62,12 +81,10 @@ pub(crate) fn line(input: &str, record: &Record, verdict: &Verdict, payload: boo
 }
 
 /// Writes cycle `cycle`'s lines as `cycle-<cycle>.ndjson` in `dir`; returns the file.
-pub(crate) fn write_cycle(dir: &Path, cycle: u64, lines: &[String]) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| {
-        format!(
-            "cannot create the dead-letter folder `{}`: {e}",
-            dir.display()
-        )
+pub(crate) fn write_cycle(dir: &Path, cycle: u64, lines: &[String]) -> Result<PathBuf, DlqError> {
+    std::fs::create_dir_all(dir).map_err(|source| DlqError::CreateFolder {
+        path: dir.to_path_buf(),
+        source,
     })?;
     let path = dir.join(format!("cycle-{cycle:06}.ndjson"));
     let partial = dir.join(format!(".cycle-{cycle:06}.ndjson.partial"));
@@ -81,8 +98,10 @@ pub(crate) fn write_cycle(dir: &Path, cycle: u64, lines: &[String]) -> Result<Pa
             file.sync_all()
         })
         .and_then(|()| std::fs::rename(&partial, &path));
-    written.map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
-    Ok(path)
+    match written {
+        Ok(()) => Ok(path),
+        Err(source) => Err(DlqError::Write { path, source }),
+    }
 }
 
 /// Removes the file (or link) at `path`, if any.

@@ -52,6 +52,69 @@ const CLOSING_AT_ONCE: usize = 4;
 /// The folder under the warehouse that holds spilled rows while a cycle is open.
 pub(crate) const SPILL_FOLDER: &str = "deliver-spill";
 
+/// Why a cycle's data files cannot be written: the table, a data file, or the spill files.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HoursError {
+    #[error("the table's Arrow schema: {0}")]
+    ArrowSchema(#[source] Box<iceberg::Error>),
+    #[error("the table's data location: {0}")]
+    Location(#[source] Box<iceberg::Error>),
+    #[error("cannot open a data file: {0}")]
+    Open(#[source] Box<iceberg::Error>),
+    #[error("cannot write the data files: {0}")]
+    Write(#[source] Box<iceberg::Error>),
+    #[error("cannot close the data files: {0}")]
+    Close(#[source] Box<iceberg::Error>),
+    /// The task closing a writer panicked or was cancelled.
+    #[error("cannot close the data files: {0}")]
+    CloseTask(#[source] tokio::task::JoinError),
+    #[error("cannot hold the rows of an hour: {0}")]
+    Hold(#[source] arrow_schema::ArrowError),
+    #[error("cannot create the spill folder `{}`: {source}", .path.display())]
+    SpillFolder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot spill held rows to `{}`: {source}", .path.display())]
+    SpillFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot spill held rows to `{}`: {source}", .path.display())]
+    SpillRows {
+        path: PathBuf,
+        source: arrow_schema::ArrowError,
+    },
+    #[error("cannot read the spill file `{}`: {source}", .path.display())]
+    ReadSpillFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot read the spill file `{}`: {source}", .path.display())]
+    ReadSpillRows {
+        path: PathBuf,
+        source: arrow_schema::ArrowError,
+    },
+    #[error("cannot read spilled rows back: {0}")]
+    ReadBack(#[source] arrow_schema::ArrowError),
+    #[error("cannot read spilled rows back: no such spill file")]
+    NoSuchRun,
+    #[error("cannot read spilled rows back: the spill file ended early")]
+    RunEnded,
+}
+
+impl HoursError {
+    /// `HoursError::Write`, for `map_err`.
+    fn write(error: iceberg::Error) -> Self {
+        HoursError::Write(Box::new(error))
+    }
+
+    /// `HoursError::Open`, for `map_err`.
+    fn open(error: iceberg::Error) -> Self {
+        HoursError::Open(Box::new(error))
+    }
+}
+
 /// One hour without an open writer: its rows, spilled and in memory.
 #[derive(Default)]
 struct Held {
@@ -86,15 +149,15 @@ impl HourWriters {
         table: &Table,
         properties: WriterProperties,
         warehouse: &Path,
-    ) -> Result<(Self, String), String> {
+    ) -> Result<(Self, String), HoursError> {
         let metadata = table.metadata();
         let schema = Arc::clone(metadata.current_schema());
         let arrow_schema = Arc::new(
             iceberg::arrow::schema_to_arrow_schema(&schema)
-                .map_err(|e| format!("the table's Arrow schema: {e}"))?,
+                .map_err(|e| HoursError::ArrowSchema(Box::new(e)))?,
         );
         let locations = DefaultLocationGenerator::new(metadata)
-            .map_err(|e| format!("the table's data location: {e}"))?;
+            .map_err(|e| HoursError::Location(Box::new(e)))?;
         let file_prefix = format!("data-{}", uuid::Uuid::new_v4());
         let names =
             DefaultFileNameGenerator::new(file_prefix.clone(), None, DataFileFormat::Parquet);
@@ -127,29 +190,23 @@ impl HourWriters {
         hour: Option<i32>,
         key: impl FnOnce() -> PartitionKey,
         rows: RecordBatch,
-    ) -> Result<(), String> {
+    ) -> Result<(), HoursError> {
         if let Some((_, writer)) = self.open.iter_mut().find(|(h, _)| *h == hour) {
-            return writer
-                .write(rows)
-                .await
-                .map_err(|e| format!("cannot write the data files: {e}"));
+            return writer.write(rows).await.map_err(HoursError::write);
         }
         if self.open.len() < OPEN_WRITERS && !self.held.contains_key(&hour) {
             let mut writer = self
                 .builder
                 .build(Some(key()))
                 .await
-                .map_err(|e| format!("cannot open a data file: {e}"))?;
-            writer
-                .write(rows)
-                .await
-                .map_err(|e| format!("cannot write the data files: {e}"))?;
+                .map_err(HoursError::open)?;
+            writer.write(rows).await.map_err(HoursError::write)?;
             self.open.push((hour, writer));
             return Ok(());
         }
         // A copy with buffers of its own: a slice would keep the whole batch it came from.
         let rows = arrow_select::concat::concat_batches(&self.schema, [&rows])
-            .map_err(|e| format!("cannot hold the rows of an hour: {e}"))?;
+            .map_err(HoursError::Hold)?;
         self.held_bytes += rows.get_array_memory_size();
         self.held.entry(hour).or_default().batches.push(rows);
         if self.held_bytes > self.budget {
@@ -159,42 +216,45 @@ impl HourWriters {
     }
 
     /// Writes every held row in memory to a new spill file, an hour's rows as one batch.
-    fn spill(&mut self) -> Result<(), String> {
-        std::fs::create_dir_all(&self.spill_dir).map_err(|e| {
-            format!(
-                "cannot create the spill folder `{}`: {e}",
-                self.spill_dir.display()
-            )
+    fn spill(&mut self) -> Result<(), HoursError> {
+        std::fs::create_dir_all(&self.spill_dir).map_err(|source| HoursError::SpillFolder {
+            path: self.spill_dir.clone(),
+            source,
         })?;
         let run = self.runs.len();
         let path = self.spill_dir.join(format!("run-{:06}.arrow", run + 1));
-        let spill_error = |e: &dyn std::fmt::Display| {
-            format!("cannot spill held rows to `{}`: {e}", path.display())
+        let file_error = |source| HoursError::SpillFile {
+            path: path.clone(),
+            source,
         };
-        let file = File::create(&path).map_err(|e| spill_error(&e))?;
+        let rows_error = |source| HoursError::SpillRows {
+            path: path.clone(),
+            source,
+        };
+        let file = File::create(&path).map_err(file_error)?;
         self.runs.push(path.clone());
         let mut writer = arrow_ipc::writer::FileWriter::try_new(BufWriter::new(file), &self.schema)
-            .map_err(|e| spill_error(&e))?;
+            .map_err(rows_error)?;
         let mut index = 0;
         for held in self.held.values_mut() {
             if held.batches.is_empty() {
                 continue;
             }
             let batches = std::mem::take(&mut held.batches);
-            let rows = arrow_select::concat::concat_batches(&self.schema, &batches)
-                .map_err(|e| spill_error(&e))?;
-            writer.write(&rows).map_err(|e| spill_error(&e))?;
+            let rows =
+                arrow_select::concat::concat_batches(&self.schema, &batches).map_err(rows_error)?;
+            writer.write(&rows).map_err(rows_error)?;
             held.spilled.push((run, index));
             index += 1;
         }
-        writer.finish().map_err(|e| spill_error(&e))?;
+        writer.finish().map_err(rows_error)?;
         writer
             .into_inner()
-            .map_err(|e| spill_error(&e))?
+            .map_err(rows_error)?
             .into_inner()
-            .map_err(|e| spill_error(&e.error()))?
+            .map_err(|e| file_error(e.into_error()))?
             .sync_all()
-            .map_err(|e| spill_error(&e))?;
+            .map_err(file_error)?;
         self.held_bytes = 0;
         Ok(())
     }
@@ -206,7 +266,7 @@ impl HourWriters {
     pub(crate) async fn close(
         mut self,
         key: &dyn Fn(Option<i32>) -> PartitionKey,
-    ) -> Result<Vec<DataFile>, String> {
+    ) -> Result<Vec<DataFile>, HoursError> {
         let mut closing = Closing::default();
         for (_, writer) in std::mem::take(&mut self.open) {
             closing.push(writer).await;
@@ -222,14 +282,20 @@ impl HourWriters {
         &mut self,
         key: &dyn Fn(Option<i32>) -> PartitionKey,
         closing: &mut Closing,
-    ) -> Result<(), String> {
+    ) -> Result<(), HoursError> {
         let mut readers = Vec::with_capacity(self.runs.len());
         for path in &self.runs {
-            let file = File::open(path)
-                .map_err(|e| format!("cannot read the spill file `{}`: {e}", path.display()))?;
+            let file = File::open(path).map_err(|source| HoursError::ReadSpillFile {
+                path: path.clone(),
+                source,
+            })?;
             readers.push(
-                arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None)
-                    .map_err(|e| format!("cannot read the spill file `{}`: {e}", path.display()))?,
+                arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None).map_err(
+                    |source| HoursError::ReadSpillRows {
+                        path: path.clone(),
+                        source,
+                    },
+                )?,
             );
         }
         for (hour, held) in std::mem::take(&mut self.held) {
@@ -237,13 +303,13 @@ impl HourWriters {
                 .builder
                 .build(Some(key(hour)))
                 .await
-                .map_err(|e| format!("cannot open a data file: {e}"))?;
+                .map_err(HoursError::open)?;
             let mut failure = None;
             for (run, index) in held.spilled {
                 match read_spilled(&mut readers, run, index, &self.schema) {
                     Ok(rows) => {
                         if let Err(e) = writer.write(rows).await {
-                            failure = Some(format!("cannot write the data files: {e}"));
+                            failure = Some(HoursError::write(e));
                             break;
                         }
                     }
@@ -258,7 +324,7 @@ impl HourWriters {
                     break;
                 }
                 if let Err(e) = writer.write(rows).await {
-                    failure = Some(format!("cannot write the data files: {e}"));
+                    failure = Some(HoursError::write(e));
                 }
             }
             closing.push(writer).await;
@@ -293,27 +359,24 @@ fn read_spilled(
     run: usize,
     index: usize,
     schema: &SchemaRef,
-) -> Result<RecordBatch, String> {
-    let problem = |e: &dyn std::fmt::Display| format!("cannot read spilled rows back: {e}");
-    let reader = readers
-        .get_mut(run)
-        .ok_or_else(|| problem(&"no such spill file"))?;
-    reader.set_index(index).map_err(|e| problem(&e))?;
+) -> Result<RecordBatch, HoursError> {
+    let reader = readers.get_mut(run).ok_or(HoursError::NoSuchRun)?;
+    reader.set_index(index).map_err(HoursError::ReadBack)?;
     let rows = reader
         .next()
-        .ok_or_else(|| problem(&"the spill file ended early"))?
-        .map_err(|e| problem(&e))?;
+        .ok_or(HoursError::RunEnded)?
+        .map_err(HoursError::ReadBack)?;
     RecordBatch::try_new(std::sync::Arc::clone(schema), rows.columns().to_vec())
-        .map_err(|e| problem(&e))
+        .map_err(HoursError::ReadBack)
 }
 
 /// Writers being closed on the runtime's threads, at most [`CLOSING_AT_ONCE`] at a time; their
 /// files are collected in the order the writers were closed.
 #[derive(Default)]
 struct Closing {
-    under_way: VecDeque<tokio::task::JoinHandle<Result<Vec<DataFile>, String>>>,
+    under_way: VecDeque<tokio::task::JoinHandle<Result<Vec<DataFile>, HoursError>>>,
     files: Vec<DataFile>,
-    failure: Option<String>,
+    failure: Option<HoursError>,
 }
 
 impl Closing {
@@ -325,7 +388,7 @@ impl Closing {
             writer
                 .close()
                 .await
-                .map_err(|e| format!("cannot close the data files: {e}"))
+                .map_err(|e| HoursError::Close(Box::new(e)))
         }));
     }
 
@@ -336,16 +399,11 @@ impl Closing {
         match next.await {
             Ok(Ok(files)) => self.files.extend(files),
             Ok(Err(e)) => self.failure = self.failure.take().or(Some(e)),
-            Err(e) => {
-                self.failure = self
-                    .failure
-                    .take()
-                    .or(Some(format!("cannot close the data files: {e}")))
-            }
+            Err(e) => self.failure = self.failure.take().or(Some(HoursError::CloseTask(e))),
         }
     }
 
-    async fn wait_all(mut self) -> Result<Vec<DataFile>, String> {
+    async fn wait_all(mut self) -> Result<Vec<DataFile>, HoursError> {
         while !self.under_way.is_empty() {
             self.wait_one().await;
         }

@@ -164,20 +164,25 @@ enum DeliverError {
         source: std::io::Error,
     },
     #[error("cannot start the async runtime: {0}")]
-    Runtime(std::io::Error),
+    Runtime(#[source] std::io::Error),
     #[error("the table's Arrow schema: {0}")]
-    ArrowSchema(Box<iceberg::Error>),
+    ArrowSchema(#[source] Box<iceberg::Error>),
     #[error("--cycle-records does not apply to get-records input: its cycles follow ApproximateArrivalTimestamp and the channel's DataFreshnessInSeconds, as the channel's do")]
     CycleRecordsWithArrival,
-    /// A step of the delivery (the warehouse, the catalog, the table, a cycle), in its words.
-    #[error("{0}")]
-    Step(String),
-}
-
-impl From<String> for DeliverError {
-    fn from(message: String) -> Self {
-        DeliverError::Step(message)
-    }
+    /// The dead-letter prefix, or the dead-letter folder.
+    #[error(transparent)]
+    Dlq(#[from] dlq::DlqError),
+    /// The table's progress, read to resume.
+    #[error(transparent)]
+    Progress(#[from] progress::ProgressError),
+    /// What an earlier run left, found to be removed.
+    #[error(transparent)]
+    Recover(#[from] recover::RecoverError),
+    #[error("the table's partitioning: {0}")]
+    Partitioning(#[source] partition::PartitionError),
+    /// A delivery cycle, or the input it was reading.
+    #[error(transparent)]
+    Cycle(#[from] cycle::CycleError),
 }
 
 /// Delivers, in named steps: what to deliver and where ([`steps::plan`]), the warehouse

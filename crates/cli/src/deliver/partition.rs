@@ -11,6 +11,29 @@ use arrow_array::{RecordBatch, UInt32Array};
 use iceberg::arrow::PartitionValueCalculator;
 use iceberg::spec::{Literal, PartitionKey, PartitionSpec, SchemaRef, Struct};
 
+/// Why rows cannot be split by hour: a table not partitioned as the channel's are, or the
+/// partition values not computed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum PartitionError {
+    #[error("the table has {0} partition fields; the channel's tables have one")]
+    Fields(usize),
+    #[error(transparent)]
+    Iceberg(Box<iceberg::Error>),
+    #[error("partition values of type {0}")]
+    ValuesType(arrow_schema::DataType),
+    /// A row number past `u32`.
+    #[error(transparent)]
+    Row(#[from] std::num::TryFromIntError),
+    #[error(transparent)]
+    Arrow(#[from] arrow_schema::ArrowError),
+}
+
+impl From<iceberg::Error> for PartitionError {
+    fn from(error: iceberg::Error) -> Self {
+        PartitionError::Iceberg(Box::new(error))
+    }
+}
+
 /// Splits batches of the table's rows by its one partition field (`hour` of the source).
 ///
 /// `iceberg`'s own `RecordBatchPartitionSplitter` groups rows in a `HashMap`, whose order
@@ -25,15 +48,11 @@ pub(crate) struct HourSplitter {
 
 impl HourSplitter {
     /// The splitter for a table partitioned by one field with an integer value (the hour).
-    pub(crate) fn new(spec: &PartitionSpec, schema: SchemaRef) -> Result<Self, String> {
+    pub(crate) fn new(spec: &PartitionSpec, schema: SchemaRef) -> Result<Self, PartitionError> {
         if spec.fields().len() != 1 {
-            return Err(format!(
-                "the table has {} partition fields; the channel's tables have one",
-                spec.fields().len()
-            ));
+            return Err(PartitionError::Fields(spec.fields().len()));
         }
-        let calculator =
-            PartitionValueCalculator::try_new(spec, &schema).map_err(|e| e.to_string())?;
+        let calculator = PartitionValueCalculator::try_new(spec, &schema)?;
         Ok(Self {
             calculator,
             spec: spec.clone(),
@@ -46,20 +65,17 @@ impl HourSplitter {
     pub(crate) fn split(
         &self,
         batch: &RecordBatch,
-    ) -> Result<Vec<(Option<i32>, RecordBatch)>, String> {
-        let values = self
-            .calculator
-            .calculate(batch)
-            .map_err(|e| e.to_string())?;
+    ) -> Result<Vec<(Option<i32>, RecordBatch)>, PartitionError> {
+        let values = self.calculator.calculate(batch)?;
         let hours = values
             .as_struct_opt()
             .and_then(|s| s.columns().first())
             .and_then(|c| c.as_primitive_opt::<Int32Type>())
-            .ok_or_else(|| format!("partition values of type {}", values.data_type()))?;
+            .ok_or_else(|| PartitionError::ValuesType(values.data_type().clone()))?;
         let mut groups: Vec<(Option<i32>, Vec<u32>)> = Vec::new();
         let mut index_of: BTreeMap<Option<i32>, usize> = BTreeMap::new();
         for (row, hour) in hours.iter().enumerate() {
-            let row = u32::try_from(row).map_err(|e| e.to_string())?;
+            let row = u32::try_from(row)?;
             // Consecutive rows mostly share their hour: try the last group before the index.
             let group = match groups.last() {
                 Some((last, _)) if *last == hour => groups.len() - 1,
@@ -89,15 +105,17 @@ impl HourSplitter {
 }
 
 /// The batch's `rows` (ascending): a slice when they are consecutive, a copy otherwise.
-fn rows_of(batch: &RecordBatch, rows: &[u32]) -> Result<RecordBatch, String> {
+fn rows_of(batch: &RecordBatch, rows: &[u32]) -> Result<RecordBatch, PartitionError> {
     let (Some(&first), Some(&last)) = (rows.first(), rows.last()) else {
         return Ok(batch.slice(0, 0));
     };
     if (last - first) as usize + 1 == rows.len() {
         return Ok(batch.slice(first as usize, rows.len()));
     }
-    arrow_select::take::take_record_batch(batch, &UInt32Array::from(rows.to_vec()))
-        .map_err(|e| e.to_string())
+    Ok(arrow_select::take::take_record_batch(
+        batch,
+        &UInt32Array::from(rows.to_vec()),
+    )?)
 }
 
 #[cfg(test)]

@@ -16,6 +16,21 @@ use serde::{Deserialize, Serialize};
 /// The snapshot-summary property that holds the [`Progress`] as JSON.
 pub const PROGRESS_PROPERTY: &str = "schema2iceberg.progress";
 
+/// Why the table's progress cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ProgressError {
+    #[error("the table property `{property}` cannot be read ({source}), so it is not known which records the table holds", property = PROGRESS_PROPERTY)]
+    Property { source: serde_json::Error },
+    #[error("snapshot {snapshot} has a `{property}` that cannot be read ({source}), so it is not known which records the table holds", property = PROGRESS_PROPERTY)]
+    Snapshot {
+        snapshot: i64,
+        source: serde_json::Error,
+    },
+    /// A bug: the progress always serializes.
+    #[error("cannot write the delivery progress: {0}")]
+    Write(#[source] serde_json::Error),
+}
+
 /// How far the table's commits reached, over every run.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Progress {
@@ -64,14 +79,10 @@ impl Progress {
     /// The progress in the table's properties; else that of the newest snapshot that records
     /// one, walking back from the current snapshot through its parents; none for a table
     /// without.
-    pub(crate) fn of_table(table: &Table) -> Result<Progress, String> {
+    pub(crate) fn of_table(table: &Table) -> Result<Progress, ProgressError> {
         let metadata = table.metadata();
         if let Some(text) = metadata.properties().get(PROGRESS_PROPERTY) {
-            return serde_json::from_str(text).map_err(|e| {
-                format!(
-                    "the table property `{PROGRESS_PROPERTY}` cannot be read ({e}), so it is not known which records the table holds"
-                )
-            });
+            return serde_json::from_str(text).map_err(|source| ProgressError::Property { source });
         }
         let mut next = metadata.current_snapshot_id();
         // Snapshots form a chain; the count bounds the walk even if the metadata had a loop.
@@ -84,11 +95,9 @@ impl Progress {
                 .additional_properties
                 .get(PROGRESS_PROPERTY)
             {
-                return serde_json::from_str(text).map_err(|e| {
-                    format!(
-                        "snapshot {} has a `{PROGRESS_PROPERTY}` that cannot be read ({e}), so it is not known which records the table holds",
-                        snapshot.snapshot_id()
-                    )
+                return serde_json::from_str(text).map_err(|source| ProgressError::Snapshot {
+                    snapshot: snapshot.snapshot_id(),
+                    source,
                 });
             }
             next = snapshot.parent_snapshot_id();
@@ -111,8 +120,8 @@ impl Progress {
 
     /// The summary property's value. An error is a bug, and the commit is refused for it:
     /// an empty property would lose the table's progress.
-    pub(crate) fn to_property(&self) -> Result<String, String> {
-        serde_json::to_string(self).map_err(|e| format!("cannot write the delivery progress: {e}"))
+    pub(crate) fn to_property(&self) -> Result<String, ProgressError> {
+        serde_json::to_string(self).map_err(ProgressError::Write)
     }
 }
 

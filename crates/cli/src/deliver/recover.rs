@@ -16,6 +16,11 @@ use iceberg::table::Table;
 use super::hours::SPILL_FOLDER;
 use super::progress::Progress;
 
+/// The table's manifests, which tell what no commit lists, cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the table's manifests to find files no commit lists: {0}")]
+pub(crate) struct RecoverError(#[source] Box<iceberg::Error>);
+
 /// What the clean-up did.
 #[derive(Debug, Default)]
 pub(crate) struct Recovered {
@@ -45,7 +50,7 @@ pub(crate) async fn clean_up(
     table: &Table,
     progress: &Progress,
     dlq_dir: &Path,
-) -> Result<Recovered, String> {
+) -> Result<Recovered, RecoverError> {
     let mut recovered = Recovered::default();
     let spill = warehouse.join(SPILL_FOLDER);
     if spill.symlink_metadata().is_ok() {
@@ -187,7 +192,7 @@ pub(crate) fn data_files(dir: &Path, prefix: &str, found: &mut Vec<PathBuf>, dep
 /// manifests and data files on disk (then `None`), every manifest and data file of every
 /// snapshot. An append-only table's current manifest list names every manifest ever written,
 /// and its summary counts every data file, so the common case reads one file.
-async fn referenced(table: &Table, on_disk: &TableFiles) -> Result<References, String> {
+async fn referenced(table: &Table, on_disk: &TableFiles) -> Result<References, RecoverError> {
     let metadata = table.metadata();
     let files: HashSet<String> = metadata
         .metadata_log()
@@ -196,9 +201,7 @@ async fn referenced(table: &Table, on_disk: &TableFiles) -> Result<References, S
         .chain(table.metadata_location().map(str::to_string))
         .chain(metadata.snapshots().map(|s| s.manifest_list().to_string()))
         .collect();
-    let read_error = |e: iceberg::Error| {
-        format!("cannot read the table's manifests to find files no commit lists: {e}")
-    };
+    let read_error = |e: iceberg::Error| RecoverError(Box::new(e));
     if let Some(current) = metadata.current_snapshot() {
         let total_data_files = current
             .summary()

@@ -187,7 +187,7 @@ pub(super) fn run_cycles(
         metadata.default_partition_spec(),
         Arc::clone(metadata.current_schema()),
     )
-    .map_err(|e| format!("the table's partitioning: {e}"))?;
+    .map_err(DeliverError::Partitioning)?;
     let batch_checker = BatchChecker {
         checker: &plan.checker,
         arrow_schema: Arc::clone(&arrow_schema),
@@ -226,7 +226,7 @@ pub(super) fn run_cycles(
             driver.take(checked)
         },
     );
-    let finished = driver.finish(read.error.map(|e| e.to_string()));
+    let finished = driver.finish(read.error);
     let dead_letters = driver.dead_letters_of_inputs();
     let table_rows = table_rows(&driver.table);
     let time_columns = time_columns(driver.table.metadata().current_schema());

@@ -106,6 +106,8 @@ impl fmt::Display for InputError {
     }
 }
 
+impl std::error::Error for InputError {}
+
 /// Whether the reader should go on: `false` once the pipeline has stopped taking batches.
 pub(crate) type Proceed = bool;
 

@@ -13,17 +13,92 @@ use std::path::PathBuf;
 
 use arrow_array::RecordBatch;
 use iceberg::table::Table;
+use iceberg::TableIdent;
 use iceberg_catalog_sql::SqlCatalog;
 use parquet::file::properties::WriterProperties;
 use schema2iceberg_mapper::records::timestamptz_micros;
 use serde::Serialize;
 
+use super::arrow::RowsError;
 use super::check::{Checked, CheckedBatch, Outcome};
-use super::dlq;
+use super::dlq::{self, DlqError};
 use super::fault::{self, Step};
-use super::hours::HourWriters;
-use super::partition::HourSplitter;
-use super::progress::{chain, Progress, CHAIN_START};
+use super::hours::{HourWriters, HoursError};
+use super::partition::{HourSplitter, PartitionError};
+use super::progress::{chain, Progress, ProgressError, CHAIN_START};
+use crate::intake::input::InputError;
+
+/// Why the cycles stopped; the cycle under way is not committed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CycleError {
+    /// An input that cannot be read as its kind says.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error(transparent)]
+    Rows(#[from] RowsError),
+    #[error(transparent)]
+    Hours(#[from] HoursError),
+    #[error(transparent)]
+    Dlq(#[from] DlqError),
+    #[error(transparent)]
+    Progress(#[from] ProgressError),
+    #[error("cannot compute the partitions: {0}")]
+    Partitions(#[source] PartitionError),
+    #[error("`{name}` record {position} has no ApproximateArrivalTimestamp; get-records input is delivered in cycles by arrival time (give the output of `aws kinesis get-records` as it is)")]
+    NoArrival { name: String, position: u64 },
+    #[error("`{name}` record {position}: the ApproximateArrivalTimestamp `{text}` is neither seconds since the epoch nor an RFC 3339 date-time")]
+    BadArrival {
+        name: String,
+        position: u64,
+        text: String,
+    },
+    #[error("the table `{table}` records {cycles} delivery cycles, the most there can be; it cannot take another")]
+    TooManyCycles { table: TableIdent, cycles: u64 },
+    /// A bug: a cycle is opened before it is used.
+    #[error("no open cycle")]
+    NoOpenCycle,
+    #[error("`{name}` is not the input the table `{table}` was filled from: its first {records} records differ from the ones delivered under that name, so it is not known which of its records the table holds. Give the input another name (a new file) to deliver it as new records")]
+    NotTheInput {
+        name: String,
+        table: TableIdent,
+        records: u64,
+    },
+    /// `when` says whether `other` was delivered by an earlier run or in this one.
+    #[error("`{name}` starts with the same record as `{other}`, which {when} into the table `{table}`: it is the same content under another name (a copy, a renamed file or another spelling of the path), and delivering it would write its records twice. Give --allow-duplicate-content if it is new data that happens to start the same way")]
+    SameContent {
+        name: String,
+        other: String,
+        when: &'static str,
+        table: TableIdent,
+    },
+    #[error("`{name}` has {seen} records, but the table `{table}` holds {held} records of an input of that name: it is not the input the table was filled from")]
+    Shorter {
+        name: String,
+        seen: u64,
+        table: TableIdent,
+        held: u64,
+    },
+    #[error("cannot prepare the commit: {0}")]
+    Prepare(#[source] Box<iceberg::Error>),
+    #[error("the commit of cycle {cycle} failed: the test hook failed it")]
+    CommitHook { cycle: u64 },
+    #[error("the commit of cycle {cycle} failed: {source}")]
+    Commit {
+        cycle: u64,
+        source: Box<iceberg::Error>,
+    },
+    /// `source` stopped an open cycle: what became of its files follows.
+    #[error("{source}\nThe unfinished cycle was not committed: the table keeps {}{}", commit::kept(*.snapshot), commit::fate(*.found, .left))]
+    Abandoned {
+        source: Box<CycleError>,
+        /// The table's current snapshot, which it keeps.
+        snapshot: Option<i64>,
+        /// How many files the cycle had written.
+        found: usize,
+        /// The files that could not be removed, each with why.
+        left: Vec<(PathBuf, std::io::Error)>,
+    },
+}
 
 /// When a delivery cycle ends.
 #[derive(Debug, Clone, Copy)]
@@ -110,7 +185,7 @@ pub(crate) struct Driver<'a> {
     reached: Vec<Option<Reached>>,
     cycles_this_run: u64,
     /// The problem that stopped the run.
-    pub(crate) error: Option<String>,
+    pub(crate) error: Option<CycleError>,
 }
 
 impl<'a> Driver<'a> {
@@ -151,7 +226,7 @@ impl<'a> Driver<'a> {
         }
     }
 
-    fn take_batch(&mut self, batch: CheckedBatch) -> Result<(), String> {
+    fn take_batch(&mut self, batch: CheckedBatch) -> Result<(), CycleError> {
         let rows = batch.rows?;
         let name = self
             .settings
@@ -235,15 +310,16 @@ impl<'a> Driver<'a> {
         }
     }
 
-    fn open_cycle(&mut self) -> Result<&mut OpenCycle, String> {
+    fn open_cycle(&mut self) -> Result<&mut OpenCycle, CycleError> {
         if self.open.is_none() {
-            let number = self.progress.cycles.checked_add(1).ok_or_else(|| {
-                format!(
-                    "the table `{}` records {} delivery cycles, the most there can be; it cannot take another",
-                    self.table.identifier(),
-                    self.progress.cycles
-                )
-            })?;
+            let number =
+                self.progress
+                    .cycles
+                    .checked_add(1)
+                    .ok_or_else(|| CycleError::TooManyCycles {
+                        table: self.table.identifier().clone(),
+                        cycles: self.progress.cycles,
+                    })?;
             let (files, file_prefix) = HourWriters::for_table(
                 &self.table,
                 self.settings.properties.clone(),
@@ -259,9 +335,7 @@ impl<'a> Driver<'a> {
                 first_arrival: None,
             });
         }
-        self.open
-            .as_mut()
-            .ok_or_else(|| "no open cycle".to_string())
+        self.open.as_mut().ok_or(CycleError::NoOpenCycle)
     }
 
     /// Hands `rows[from..to]` to the open cycle, each row to its hour.
@@ -270,7 +344,7 @@ impl<'a> Driver<'a> {
         rows: Option<&RecordBatch>,
         from: usize,
         to: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), CycleError> {
         let (Some(rows), Some(cycle)) = (rows, self.open.as_mut()) else {
             return Ok(());
         };
@@ -280,7 +354,7 @@ impl<'a> Driver<'a> {
         let splitter = &self.settings.splitter;
         let parts = splitter
             .split(&rows.slice(from, to - from))
-            .map_err(|e| format!("cannot compute the partitions: {e}"))?;
+            .map_err(CycleError::Partitions)?;
         self.runtime.block_on(async {
             for (hour, part) in parts {
                 cycle.files.write(hour, || splitter.key(hour), part).await?;
@@ -291,7 +365,7 @@ impl<'a> Driver<'a> {
 
     /// Ends the open cycle, in steps: its data files written, its dead-letter file written,
     /// and one commit of both, whose summary holds the progress.
-    fn close_cycle(&mut self) -> Result<(), String> {
+    fn close_cycle(&mut self) -> Result<(), CycleError> {
         let Some(cycle) = self.open.take() else {
             return Ok(());
         };
@@ -310,14 +384,14 @@ impl<'a> Driver<'a> {
             .block_on(files.close(&|hour| splitter.key(hour)));
         let data_files = match written {
             Ok(files) => files,
-            Err(e) => return Err(self.abandoned_files_message(&file_prefix, None, e)),
+            Err(e) => return Err(self.abandoned_files(&file_prefix, None, e.into())),
         };
         fault::point(Step::DataFiles, this_run);
         let dead_letter_file = if dead_letters.is_empty() {
             None
         } else {
             let written = dlq::write_cycle(&self.settings.dlq_dir, number, &dead_letters)
-                .map_err(|e| self.abandoned_files_message(&file_prefix, None, e))?;
+                .map_err(|e| self.abandoned_files(&file_prefix, None, e.into()))?;
             Some(written)
         };
         fault::point(Step::DeadLetters, this_run);
@@ -334,11 +408,7 @@ impl<'a> Driver<'a> {
         let snapshot_id = match committed {
             Ok(snapshot_id) => snapshot_id,
             Err(e) => {
-                return Err(self.abandoned_files_message(
-                    &file_prefix,
-                    dead_letter_file.as_deref(),
-                    e,
-                ))
+                return Err(self.abandoned_files(&file_prefix, dead_letter_file.as_deref(), e))
             }
         };
         self.cycles_this_run = this_run;
@@ -363,8 +433,8 @@ impl<'a> Driver<'a> {
 
     /// Ends the run: the open cycle is committed when the input was read to its end; after an
     /// error, it is abandoned (its data files removed), so the table keeps its last commit.
-    pub(crate) fn finish(&mut self, input_error: Option<String>) -> Result<(), String> {
-        let stopped = match self.error.take().or(input_error) {
+    pub(crate) fn finish(&mut self, input_error: Option<InputError>) -> Result<(), CycleError> {
+        let stopped = match self.error.take().or(input_error.map(CycleError::Input)) {
             Some(error) => Err(error),
             None => self.check_read_to_end(),
         };
@@ -377,21 +447,21 @@ impl<'a> Driver<'a> {
 }
 
 /// A record's arrival time, which get-records cycles need.
-fn arrival_micros(name: &str, record: &Checked) -> Result<i64, String> {
-    let text = record.arrival.as_deref().ok_or_else(|| {
-        format!(
-            "`{name}` record {} has no ApproximateArrivalTimestamp; get-records input is delivered in cycles by arrival time (give the output of `aws kinesis get-records` as it is)",
-            record.position
-        )
-    })?;
+fn arrival_micros(name: &str, record: &Checked) -> Result<i64, CycleError> {
+    let text = record
+        .arrival
+        .as_deref()
+        .ok_or_else(|| CycleError::NoArrival {
+            name: name.to_string(),
+            position: record.position,
+        })?;
     let micros = match text.parse::<f64>() {
         Ok(seconds) if seconds.is_finite() => Some((seconds * 1_000_000.0).round() as i64),
         _ => timestamptz_micros(text),
     };
-    micros.ok_or_else(|| {
-        format!(
-            "`{name}` record {}: the ApproximateArrivalTimestamp `{text}` is neither seconds since the epoch nor an RFC 3339 date-time",
-            record.position
-        )
+    micros.ok_or_else(|| CycleError::BadArrival {
+        name: name.to_string(),
+        position: record.position,
+        text: text.to_string(),
     })
 }

@@ -3,7 +3,7 @@
 
 use super::super::check::Checked;
 use super::super::progress::fingerprint_text;
-use super::Driver;
+use super::{CycleError, Driver};
 
 impl Driver<'_> {
     /// A record an earlier run did: at the last of them, the records so far (`chained`) must be
@@ -13,7 +13,7 @@ impl Driver<'_> {
         name: &str,
         record: &Checked,
         chained: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), CycleError> {
         let Some(done) = self.progress.of_input(name) else {
             return Ok(());
         };
@@ -25,11 +25,11 @@ impl Driver<'_> {
         if fingerprint_text(chained) == done.fingerprint && same_sequence {
             return Ok(());
         }
-        Err(format!(
-            "`{name}` is not the input the table `{}` was filled from: its first {} records differ from the ones delivered under that name, so it is not known which of its records the table holds. Give the input another name (a new file) to deliver it as new records",
-            self.table.identifier(),
-            record.position
-        ))
+        Err(CycleError::NotTheInput {
+            name: name.to_string(),
+            table: self.table.identifier().clone(),
+            records: record.position,
+        })
     }
 
     /// The first record of an input new to the table: an input delivered under another name
@@ -40,7 +40,7 @@ impl Driver<'_> {
         input: usize,
         name: &str,
         first: u64,
-    ) -> Result<(), String> {
+    ) -> Result<(), CycleError> {
         if self.settings.allow_duplicate_content {
             return Ok(());
         }
@@ -61,24 +61,27 @@ impl Driver<'_> {
             });
         match earlier {
             None => Ok(()),
-            Some((other, when)) => Err(format!(
-                "`{name}` starts with the same record as `{other}`, which {when} into the table `{}`: it is the same content under another name (a copy, a renamed file or another spelling of the path), and delivering it would write its records twice. Give --allow-duplicate-content if it is new data that happens to start the same way",
-                self.table.identifier()
-            )),
+            Some((other, when)) => Err(CycleError::SameContent {
+                name: name.to_string(),
+                other: other.to_string(),
+                when,
+                table: self.table.identifier().clone(),
+            }),
         }
     }
 
     /// At the end of the input: no input may have fewer records than the table holds of an
     /// input of its name (a shorter file is not the one the table was filled from).
-    pub(super) fn check_read_to_end(&self) -> Result<(), String> {
+    pub(super) fn check_read_to_end(&self) -> Result<(), CycleError> {
         for (index, name) in self.settings.keys.iter().enumerate() {
             let seen = self.seen.get(index).copied().unwrap_or(0);
             if let Some(done) = self.progress.of_input(name).filter(|d| d.records > seen) {
-                return Err(format!(
-                    "`{name}` has {seen} records, but the table `{}` holds {} records of an input of that name: it is not the input the table was filled from",
-                    self.table.identifier(),
-                    done.records
-                ));
+                return Err(CycleError::Shorter {
+                    name: name.to_string(),
+                    seen,
+                    table: self.table.identifier().clone(),
+                    held: done.records,
+                });
             }
         }
         Ok(())
