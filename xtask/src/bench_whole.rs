@@ -787,7 +787,7 @@ fn start_up(
 
 #[cfg(test)]
 mod tests {
-    use schema2iceberg::{compile_bytes, CompileRequest, Format};
+    use schema2iceberg::{run_captured, Compile, CompileRequest, Format, SourceOptions};
 
     use super::{generated_schema, median, steps, Rounds};
 
@@ -795,22 +795,18 @@ mod tests {
     /// to `n` columns with no diagnostics, an uppercase one to exactly `n` warnings.
     #[test]
     fn generated_schemas_have_the_units_they_are_divided_by() {
-        let request = CompileRequest {
-            name: "generated.json".to_string(),
-            path: None,
-            partition: Vec::new(),
-            draft: None,
-            ref_root: None,
-            table: Default::default(),
-        };
         for (uppercase, n) in [(false, 7), (true, 5)] {
-            let out = compile_bytes(
-                &request,
-                generated_schema(n, uppercase).into_bytes(),
-                Format::Json,
-                false,
-            );
-            let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            let request = CompileRequest {
+                name: "generated.json".to_string(),
+                path: None,
+                schema: generated_schema(n, uppercase).into_bytes(),
+                source: SourceOptions::default(),
+                table: Default::default(),
+                format: Format::Json,
+                output: None,
+            };
+            let (_, stdout) = run_captured::<Compile>(&request).unwrap();
+            let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
             let columns = report["schema"]["fields"].as_array().unwrap().len();
             let codes: Vec<&str> = report["diagnostics"]
                 .as_array()

@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use schema2iceberg::check::{check, CheckFormat, CheckRequest};
+use schema2iceberg::check::{Check, CheckFormat, CheckRequest};
+use schema2iceberg::run_captured;
 
 fn corpus(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -17,10 +18,11 @@ fn corpus(c: &mut Criterion) {
     }
     let mut request = CheckRequest::new(corpus);
     request.config = Some(root.join("testdata/corpus/schema2iceberg.toml"));
+    request.format = CheckFormat::Json;
     let mut group = c.benchmark_group("check");
     group.sample_size(10);
     group.bench_function("corpus_json", |b| {
-        b.iter(|| check(&request, CheckFormat::Json).map(|checked| checked.report.summary.files))
+        b.iter(|| run_captured::<Check>(&request).map(|(checked, _)| checked.report.summary.files))
     });
     group.finish();
 }

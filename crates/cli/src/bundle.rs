@@ -2,16 +2,12 @@
 //! self-contained document to register (the transformation is `schema2iceberg_parser::bundle`).
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
 
-use schema2iceberg_parser::Draft;
+use schema2iceberg_parser::{Diagnostic, Workspace};
 
-use crate::app::{
-    print_stdout, stderr_color_enabled, usage_error, ColorArg, ReadArgs, EXIT_OK,
-    EXIT_SCHEMA_ERRORS, EXIT_USAGE,
-};
-use crate::project::source::{self, SchemaSource};
+use crate::app::{stderr_color_enabled, ColorArg, Command, ReadArgs, EXIT_OK, EXIT_SCHEMA_ERRORS};
+use crate::project::source::{self, SchemaSource, SourceOptions};
 use crate::project::ProjectError;
 use crate::render;
 
@@ -48,7 +44,7 @@ Diagnostics go to standard error, and nothing is written when there is one.";
     mut_arg("ref_root", |a| a.help("The folder that file $refs may read from [default: as compile: the nearest folder at or above the schema's that holds a schema2iceberg.toml or a .git, otherwise the schema's]")),
     mut_arg("color", |a| a.help("Color the diagnostics")),
 )]
-pub(crate) struct BundleArgs {
+pub struct BundleArgs {
     /// The JSON Schema file.
     #[arg(value_name = "SCHEMA")]
     schema: PathBuf,
@@ -61,106 +57,117 @@ pub(crate) struct BundleArgs {
     color: ColorArg,
 }
 
-/// Runs `bundle`.
-pub(crate) fn run(args: BundleArgs) -> ExitCode {
-    let color = stderr_color_enabled(args.color.color);
-    let outcome = bundle_file(&BundleRequest {
-        schema: args.schema,
-        draft: args.read.draft.draft,
-        ref_root: args.read.ref_root,
-        color,
-    });
-    let mut stderr = anstream::stderr();
-    let _ = stderr.write_all(outcome.stderr.as_bytes());
-    if outcome.exit != EXIT_OK {
-        return ExitCode::from(outcome.exit);
-    }
-    match &args.output {
-        Some(path) => match std::fs::write(path, &outcome.document) {
-            Ok(()) => ExitCode::from(EXIT_OK),
-            Err(e) => usage_error(format!("cannot write `{}`: {e}", path.display())),
-        },
-        None => print_stdout(&outcome.document, EXIT_OK),
-    }
-}
+/// `bundle`, in the one shape of a command ([`Command`]).
+#[derive(Debug)]
+pub struct Bundle;
 
 /// Everything `bundle` needs.
 #[derive(Debug, Clone)]
 pub struct BundleRequest {
     /// The schema file.
     pub schema: PathBuf,
-    /// The draft override.
-    pub draft: Option<Draft>,
-    /// The reference root override.
-    pub ref_root: Option<PathBuf>,
-    /// Whether to color the diagnostics.
-    pub color: bool,
+    /// How to read it (`bundle` takes no partition); `color` is for the diagnostics, on
+    /// standard error.
+    pub source: SourceOptions,
+    /// `--output`: the file the bundle goes to instead of standard output.
+    pub output: Option<PathBuf>,
 }
 
-/// The result of one bundle, rendered.
+/// The result of one bundle, besides the document on standard output.
 #[derive(Debug, Clone)]
 pub struct BundleOutcome {
-    /// The bundled document (empty when there are errors).
-    pub document: String,
-    /// The diagnostics and the summary, or the usage error, for standard error.
+    /// The diagnostics and the summary, for standard error.
     pub stderr: String,
     /// The process exit code.
     pub exit: u8,
 }
 
-/// Bundles one schema file; the whole command but for writing the output.
-pub fn bundle_file(request: &BundleRequest) -> BundleOutcome {
-    let usage = |message: &dyn std::fmt::Display| BundleOutcome {
-        document: String::new(),
-        stderr: format!("error: {message}\n"),
-        exit: EXIT_USAGE,
-    };
-    if let Err(message) = source::ref_root_is_dir(request.ref_root.as_deref()) {
-        return usage(&message);
+/// Why `bundle` stopped: exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub enum BundleError {
+    /// The reference root or the schema file.
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    /// Standard output could not be written.
+    #[error("cannot write the bundle: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+impl Command for Bundle {
+    type Args = BundleArgs;
+    type Request = BundleRequest;
+    type Outcome = BundleOutcome;
+    type Error = BundleError;
+
+    fn request(args: BundleArgs) -> Result<BundleRequest, BundleError> {
+        Ok(BundleRequest {
+            schema: args.schema,
+            source: SourceOptions {
+                draft: args.read.draft.draft,
+                ref_root: args.read.ref_root,
+                partition: Vec::new(),
+                color: stderr_color_enabled(args.color.color),
+            },
+            output: args.output,
+        })
     }
-    let bytes = match std::fs::read(&request.schema) {
-        Ok(bytes) => bytes,
-        Err(source) => {
-            return usage(&ProjectError::Read {
-                shown: request.schema.display().to_string(),
-                source,
-            })
-        }
-    };
-    let display = request.schema.display().to_string();
-    let ws = source::workspace(
-        &SchemaSource {
-            display: &display,
-            path: Some(&request.schema),
-            ref_root: request.ref_root.clone(),
-            draft: request.draft,
-        },
-        bytes,
-    );
-    match schema2iceberg_parser::bundle(&ws) {
-        Ok(document) => BundleOutcome {
-            document,
-            stderr: String::new(),
-            exit: EXIT_OK,
-        },
-        Err(errors) => {
-            let mut stderr = String::new();
-            for d in &errors {
-                let source = ws.source_text(&d.location.file);
-                stderr.push_str(&render::diagnostic(source, d, request.color));
-                stderr.push_str("\n\n");
+
+    /// Bundles the schema file and writes the document; nothing is written when it cannot be
+    /// bundled.
+    fn run(request: &BundleRequest, out: &mut dyn Write) -> Result<BundleOutcome, BundleError> {
+        source::ref_root_is_dir(request.source.ref_root.as_deref())?;
+        let bytes = std::fs::read(&request.schema).map_err(|source| ProjectError::Read {
+            shown: request.schema.display().to_string(),
+            source,
+        })?;
+        let display = request.schema.display().to_string();
+        let ws = source::workspace(
+            &SchemaSource {
+                display: &display,
+                path: Some(&request.schema),
+                ref_root: request.source.ref_root.clone(),
+                draft: request.source.draft,
+            },
+            bytes,
+        );
+        match schema2iceberg_parser::bundle(&ws) {
+            Ok(document) => {
+                out.write_all(document.as_bytes())?;
+                Ok(BundleOutcome {
+                    stderr: String::new(),
+                    exit: EXIT_OK,
+                })
             }
-            stderr.push_str(&format!(
-                "failed: `{}` cannot be bundled into one document; {} error{}\n",
-                request.schema.display(),
-                errors.len(),
-                if errors.len() == 1 { "" } else { "s" }
-            ));
-            BundleOutcome {
-                document: String::new(),
-                stderr,
+            Err(errors) => Ok(BundleOutcome {
+                stderr: unbundled(&ws, &errors, request),
                 exit: EXIT_SCHEMA_ERRORS,
-            }
+            }),
         }
     }
+
+    fn output(request: &BundleRequest) -> Option<&Path> {
+        request.output.as_deref()
+    }
+
+    fn finish(outcome: BundleOutcome) -> u8 {
+        let _ = anstream::stderr().write_all(outcome.stderr.as_bytes());
+        outcome.exit
+    }
+}
+
+/// The diagnostics of a schema that cannot be bundled, and the summary line.
+fn unbundled(ws: &Workspace, errors: &[Diagnostic], request: &BundleRequest) -> String {
+    let mut stderr = String::new();
+    for d in errors {
+        let source = ws.source_text(&d.location.file);
+        stderr.push_str(&render::diagnostic(source, d, request.source.color));
+        stderr.push_str("\n\n");
+    }
+    stderr.push_str(&format!(
+        "failed: `{}` cannot be bundled into one document; {} error{}\n",
+        request.schema.display(),
+        errors.len(),
+        if errors.len() == 1 { "" } else { "s" }
+    ));
+    stderr
 }

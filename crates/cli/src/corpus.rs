@@ -10,8 +10,9 @@ use std::fmt;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::app::run_captured;
 use crate::check::output::{FileKind, Report, SeverityName, Status};
-use crate::check::{check, CheckFormat, CheckRequest, Checked};
+use crate::check::{Check, CheckFormat, CheckRequest, Checked};
 
 /// The corpus sources, alphabetically: the folders of `../shared/corpus` (its `SOURCES.md`).
 pub const SOURCES: [&str; 7] = [
@@ -83,11 +84,11 @@ impl fmt::Display for CorpusError {
 
 impl std::error::Error for CorpusError {}
 
-/// Runs `check` in JSON over the corpus (or one source of it).
+/// Runs `check` in JSON over the corpus (or one source of it): the result and the JSON report.
 ///
 /// `check` runs in the corpus root whatever the source, so paths, the reference root and the
 /// config's globs are the same whether one source or all are run, and so are the results.
-pub fn run_check(request: &CorpusRequest) -> Result<Checked, CorpusError> {
+pub fn run_check(request: &CorpusRequest) -> Result<(Checked, String), CorpusError> {
     if !request.corpus.is_dir() {
         return Err(CorpusError::MissingCorpus(request.corpus.clone()));
     }
@@ -99,21 +100,22 @@ pub fn run_check(request: &CorpusRequest) -> Result<Checked, CorpusError> {
         }
         check_request.paths = vec![PathBuf::from(source)];
     }
-    let checked =
-        check(&check_request, CheckFormat::Json).map_err(|e| CorpusError::Check(e.to_string()))?;
+    check_request.format = CheckFormat::Json;
+    let (checked, stdout) =
+        run_captured::<Check>(&check_request).map_err(|e| CorpusError::Check(e.to_string()))?;
     if checked.exit == crate::app::EXIT_USAGE {
         return Err(CorpusError::Check(format!(
             "`{}` has mistakes:\n{}",
             request.config.display(),
-            checked.stdout
+            stdout
         )));
     }
-    Ok(checked)
+    Ok((checked, stdout))
 }
 
 /// Runs `check` over the corpus and summarises it.
 pub fn summary(request: &CorpusRequest) -> Result<CorpusSummary, CorpusError> {
-    run_check(request).map(|checked| summarize(&checked.report))
+    run_check(request).map(|(checked, _)| summarize(&checked.report))
 }
 
 /// The outcome of the corpus run, per source.

@@ -1,11 +1,11 @@
 //! The `schema2iceberg` command line: it parses the arguments and hands them to the command's
 //! module. Each command (`compile`, `check`, `diff`, `bundle`, `records`, `deliver`,
-//! `policies`, and `shell`'s `completions` and `man`) has one shape: its module owns its clap
-//! arguments (`…Args`), its help (`HELP`, the `after_help`), its typed error, and
-//! `run(args) -> ExitCode`, which renders its outcome and writes it through `app`. The commands
-//! whose result fits in memory also offer it as a value, from a request (`compile_bytes`,
-//! `check::check`, `diff::run_diff`, `bundle::bundle_file`), for the tests and the generated
-//! docs; `records` and `deliver` stream theirs.
+//! `policies`, and `shell`'s `completions` and `man`) has one shape, [`Command`]: its module
+//! owns its clap arguments (`…Args`) and help (`HELP`, the `after_help`), the `Request` they
+//! resolve into, `run(&Request, out) -> Outcome` (standard output written into `out` as it is
+//! produced; `records` and `deliver` stream it), the rendering of the rest of the outcome, and
+//! its typed error. `app::main` runs every command the same way; tests and the generated docs
+//! build a request and call [`run_captured`].
 //!
 //! Below the commands: `app` (exit codes, usage errors, the one standard-output writer, colour,
 //! and the arguments every schema-reading command shares), `project` (what several commands
@@ -20,8 +20,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-pub use app::Outcome;
-pub use compile::{compile_bytes, CompileRequest, Format, TableOptions};
+pub use app::{run_captured, Command, Outcome};
+pub use compile::{Compile, CompileError, CompileOutcome, CompileRequest, Format, TableOptions};
+pub use project::{source::SourceOptions, ProjectError};
 
 mod app;
 pub mod bundle;
@@ -69,12 +70,12 @@ const VERSION: &str = concat!(
 #[command(name = "schema2iceberg", version = VERSION, about = ABOUT, after_help = EXAMPLES, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Commands,
 }
 
 /// The commands; each command's `about` and `after_help` are on its arguments struct.
 #[derive(Debug, Subcommand)]
-enum Command {
+enum Commands {
     Compile(compile::CompileArgs),
     Check(check::CheckArgs),
     Diff(diff::DiffArgs),
@@ -101,15 +102,15 @@ pub fn run(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitC
         }
     };
     match cli.command {
-        Command::Compile(args) => compile::run(args),
-        Command::Check(args) => check::run(args),
-        Command::Diff(args) => diff::run(args),
-        Command::Bundle(args) => bundle::run(args),
-        Command::Records(args) => records::run(args),
-        Command::Deliver(args) => deliver::run(args),
-        Command::Policies(args) => policies::run(args),
-        Command::Completions(args) => shell::run_completions(args, Cli::command()),
-        Command::Man(args) => shell::run_man(args, Cli::command()),
+        Commands::Compile(args) => app::main::<compile::Compile>(args),
+        Commands::Check(args) => app::main::<check::Check>(args),
+        Commands::Diff(args) => app::main::<diff::Diff>(args),
+        Commands::Bundle(args) => app::main::<bundle::Bundle>(args),
+        Commands::Records(args) => app::main::<records::Records>(args),
+        Commands::Deliver(args) => app::main::<deliver::Deliver>(args),
+        Commands::Policies(args) => app::main::<policies::Policies>(args),
+        Commands::Completions(args) => app::main::<shell::Completions>((args, Cli::command())),
+        Commands::Man(args) => app::main::<shell::Man>((args, Cli::command())),
     }
 }
 
@@ -122,7 +123,7 @@ pub fn compile_command_line(root: &std::path::Path, args: &[&str]) -> Outcome {
         .chain(args.iter().copied());
     match Cli::try_parse_from(argv) {
         Ok(Cli {
-            command: Command::Compile(parsed),
+            command: Commands::Compile(parsed),
         }) => compile::run_rooted(root, parsed),
         Ok(_) => Outcome::usage("error: not a compile command line\n".to_string()),
         Err(e) => Outcome::usage(e.to_string()),

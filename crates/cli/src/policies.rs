@@ -3,8 +3,8 @@
 //! documents come from `schema2iceberg_mapper::policies`; this module reads the files, checks
 //! the configuration as `check` does, and prints or writes the documents.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use schema2iceberg_mapper::channel::check_channel_configs;
 use schema2iceberg_mapper::policies::{
@@ -12,7 +12,7 @@ use schema2iceberg_mapper::policies::{
 };
 use schema2iceberg_parser::{Diagnostic, JsonFile, Severity};
 
-use crate::app::{print_stdout, stderr_color_enabled, usage_error, ColorArg};
+use crate::app::{stderr_color_enabled, ColorArg, Command, EXIT_OK, EXIT_SCHEMA_ERRORS};
 use crate::render;
 
 /// The `after_help` of `policies --help`.
@@ -70,7 +70,7 @@ pub enum PoliciesFormat {
     about = "Print the role, trust, table-key and table-bucket policies that a channel needs, from its configuration",
     after_help = HELP
 )]
-pub(crate) struct PoliciesArgs {
+pub struct PoliciesArgs {
     /// A Kinesis or MSK channel configuration, as check reads it; repeatable for one split over
     /// files.
     #[arg(long, value_name = "FILE", required = true)]
@@ -111,6 +111,9 @@ pub enum PoliciesError {
         /// Why.
         source: std::io::Error,
     },
+    /// Standard output cannot be written.
+    #[error("cannot write the documents: {0}")]
+    Stdout(std::io::Error),
     /// The configuration lacks what the documents need.
     #[error(transparent)]
     Facts(#[from] FactsError),
@@ -309,47 +312,96 @@ pub fn write_out(dir: &Path, documents: &Documents) -> Result<Vec<String>, Polic
         .collect())
 }
 
-pub(crate) fn run(args: PoliciesArgs) -> ExitCode {
-    let options = GenerateOptions {
-        dlq_kms_key: args.dlq_kms_key.clone(),
-        query_role: args.query_role.clone(),
-    };
-    let color = stderr_color_enabled(args.color.color);
-    let generated = match generate_for(&args.channel_config, &options) {
-        Ok(generated) => generated,
-        Err(e) => return usage_error(e),
-    };
-    let (documents, warnings) = match generated {
-        Generated::Documents(documents, warnings) => (documents, warnings),
-        Generated::ConfigErrors(diagnostics, files) => {
-            eprint!("{}", rendered(&diagnostics, &files, color));
-            return ExitCode::from(crate::app::EXIT_SCHEMA_ERRORS);
-        }
-    };
-    if !warnings.is_empty() {
-        eprint!("{}", rendered(&warnings, &[], color));
+/// `policies`, in the one shape of a command ([`Command`]).
+#[derive(Debug)]
+pub struct Policies;
+
+/// Everything `policies` needs.
+#[derive(Debug, Clone)]
+pub struct PoliciesRequest {
+    /// The channel configuration's files.
+    pub channel_configs: Vec<PathBuf>,
+    /// `--dlq-kms-key` and `--query-role`.
+    pub options: GenerateOptions,
+    /// The output format.
+    pub format: PoliciesFormat,
+    /// `--out`: the folder that gets one file per document instead of standard output.
+    pub out: Option<PathBuf>,
+    /// Whether to color the diagnostics, on standard error.
+    pub color: bool,
+}
+
+/// What `policies` produced besides its standard output.
+#[derive(Debug, Clone)]
+pub struct PoliciesOutcome {
+    /// The configuration's diagnostics, for standard error.
+    pub stderr: String,
+    /// The exit code.
+    pub exit: u8,
+}
+
+impl Command for Policies {
+    type Args = PoliciesArgs;
+    type Request = PoliciesRequest;
+    type Outcome = PoliciesOutcome;
+    type Error = PoliciesError;
+
+    fn request(args: PoliciesArgs) -> Result<PoliciesRequest, PoliciesError> {
+        Ok(PoliciesRequest {
+            channel_configs: args.channel_config,
+            options: GenerateOptions {
+                dlq_kms_key: args.dlq_kms_key,
+                query_role: args.query_role,
+            },
+            format: args.format,
+            out: args.out,
+            color: stderr_color_enabled(args.color.color),
+        })
     }
-    if let Some(dir) = &args.out {
-        return match write_out(dir, &documents) {
-            Ok(names) => {
-                let listed: String = names
-                    .iter()
-                    .map(|n| format!("{}\n", dir.join(n).display()))
-                    .collect();
-                print_stdout(&listed, crate::app::EXIT_OK)
+
+    /// Prints the documents, or writes them into `--out` and prints the files written; a
+    /// configuration with errors gets its diagnostics and no documents.
+    fn run(
+        request: &PoliciesRequest,
+        out: &mut dyn Write,
+    ) -> Result<PoliciesOutcome, PoliciesError> {
+        let (documents, warnings) = match generate_for(&request.channel_configs, &request.options)?
+        {
+            Generated::Documents(documents, warnings) => (documents, warnings),
+            Generated::ConfigErrors(diagnostics, files) => {
+                return Ok(PoliciesOutcome {
+                    stderr: rendered(&diagnostics, &files, request.color),
+                    exit: EXIT_SCHEMA_ERRORS,
+                })
             }
-            Err(e) => usage_error(e),
         };
+        let stdout = match (&request.out, request.format) {
+            (Some(dir), _) => write_out(dir, &documents)?
+                .iter()
+                .map(|name| format!("{}\n", dir.join(name).display()))
+                .collect(),
+            (None, PoliciesFormat::Json) => render::pretty_value_line(&documents.to_json()),
+            (None, PoliciesFormat::Text) => text(&documents),
+        };
+        out.write_all(stdout.as_bytes())
+            .map_err(PoliciesError::Stdout)?;
+        Ok(PoliciesOutcome {
+            stderr: rendered(&warnings, &[], request.color),
+            exit: EXIT_OK,
+        })
     }
-    let stdout = match args.format {
-        PoliciesFormat::Json => render::pretty_value_line(&documents.to_json()),
-        PoliciesFormat::Text => text(&documents),
-    };
-    print_stdout(&stdout, crate::app::EXIT_OK)
+
+    fn finish(outcome: PoliciesOutcome) -> u8 {
+        let _ = anstream::stderr().write_all(outcome.stderr.as_bytes());
+        outcome.exit
+    }
 }
 
 fn rendered(diagnostics: &[Diagnostic], files: &[JsonFile], color: bool) -> String {
     let mut out = String::new();
+    if diagnostics.is_empty() {
+        return out;
+    }
     let source = |name: &str| {
         files
             .iter()

@@ -3,11 +3,10 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap_complete::Shell;
 
-use crate::app::{stdout_written, usage_error, EXIT_OK};
+use crate::app::{Command, EXIT_OK};
 
 pub(crate) const COMPLETIONS_HELP: &str = "\
 Prints the completion script to standard output. It completes subcommands, flags, the values of
@@ -57,37 +56,96 @@ pub(crate) struct ManArgs {
     dir: Option<PathBuf>,
 }
 
-pub(crate) fn run_completions(args: CompletionsArgs, mut command: clap::Command) -> ExitCode {
-    let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut command, "schema2iceberg", &mut script);
-    write_stdout(&script)
+/// `completions`, in the one shape of a command ([`Command`]). Its arguments come with the
+/// command line they complete.
+#[derive(Debug)]
+pub(crate) struct Completions;
+
+/// What a shell command needs: its arguments and the whole command line's definition.
+pub(crate) struct ShellRequest<A> {
+    args: A,
+    command: clap::Command,
 }
 
-pub(crate) fn run_man(args: ManArgs, command: clap::Command) -> ExitCode {
-    match args.dir {
-        Some(dir) => {
-            let written = std::fs::create_dir_all(&dir)
-                .and_then(|()| clap_mangen::generate_to(command, &dir));
-            match written {
-                Ok(()) => ExitCode::from(EXIT_OK),
-                Err(e) => usage_error(format!(
-                    "cannot write the man pages into {}: {e}",
-                    dir.display()
-                )),
-            }
-        }
-        None => {
-            let mut page = Vec::new();
-            match clap_mangen::Man::new(command).render(&mut page) {
-                Ok(()) => write_stdout(&page),
-                Err(e) => usage_error(format!("cannot render the man page: {e}")),
-            }
-        }
+/// Why `completions` or `man` stopped: exit code 2.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ShellError {
+    /// The pages cannot be written into `--dir`.
+    #[error("cannot write the man pages into {}: {source}", .dir.display())]
+    ManDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    /// The page cannot be rendered.
+    #[error("cannot render the man page: {0}")]
+    Render(std::io::Error),
+    /// Standard output cannot be written.
+    #[error("cannot write to standard output: {0}")]
+    Write(std::io::Error),
+}
+
+impl Command for Completions {
+    type Args = (CompletionsArgs, clap::Command);
+    type Request = ShellRequest<CompletionsArgs>;
+    type Outcome = ();
+    type Error = ShellError;
+
+    fn request((args, command): Self::Args) -> Result<Self::Request, ShellError> {
+        Ok(ShellRequest { args, command })
+    }
+
+    fn run(request: &Self::Request, out: &mut dyn Write) -> Result<(), ShellError> {
+        let mut command = request.command.clone();
+        let mut script = Vec::new();
+        clap_complete::generate(
+            request.args.shell,
+            &mut command,
+            "schema2iceberg",
+            &mut script,
+        );
+        out.write_all(&script).map_err(ShellError::Write)
+    }
+
+    fn finish((): ()) -> u8 {
+        EXIT_OK
     }
 }
 
-fn write_stdout(bytes: &[u8]) -> ExitCode {
-    let mut stdout = std::io::stdout().lock();
-    let written = stdout.write_all(bytes).and_then(|()| stdout.flush());
-    stdout_written(written, EXIT_OK)
+/// `man`, in the one shape of a command ([`Command`]).
+#[derive(Debug)]
+pub(crate) struct Man;
+
+impl Command for Man {
+    type Args = (ManArgs, clap::Command);
+    type Request = ShellRequest<ManArgs>;
+    type Outcome = ();
+    type Error = ShellError;
+
+    fn request((args, command): Self::Args) -> Result<Self::Request, ShellError> {
+        Ok(ShellRequest { args, command })
+    }
+
+    /// Prints the main page, or writes every command's page into `--dir`.
+    fn run(request: &Self::Request, out: &mut dyn Write) -> Result<(), ShellError> {
+        let command = request.command.clone();
+        match &request.args.dir {
+            Some(dir) => std::fs::create_dir_all(dir)
+                .and_then(|()| clap_mangen::generate_to(command, dir))
+                .map_err(|source| ShellError::ManDir {
+                    dir: dir.clone(),
+                    source,
+                }),
+            None => {
+                let mut page = Vec::new();
+                clap_mangen::Man::new(command)
+                    .render(&mut page)
+                    .map_err(ShellError::Render)?;
+                out.write_all(&page).map_err(ShellError::Write)
+            }
+        }
+    }
+
+    fn finish((): ()) -> u8 {
+        EXIT_OK
+    }
 }

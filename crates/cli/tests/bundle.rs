@@ -15,7 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use schema2iceberg::bundle::{bundle_file, BundleRequest};
+use schema2iceberg::bundle::{Bundle, BundleRequest};
+use schema2iceberg::{run_captured, SourceOptions};
 use schema2iceberg_mapper::{compile, formats::report, CompileOptions};
 use schema2iceberg_parser::{Draft, LoadOptions, Url, Workspace};
 
@@ -64,18 +65,45 @@ fn compiled(ws: &Workspace, partition: &[String]) -> serde_json::Value {
     json
 }
 
+/// What `bundle` printed: the exit code, standard error (a usage error as the binary renders
+/// it) and the document.
+struct Bundled {
+    exit: u8,
+    stderr: String,
+    document: String,
+}
+
+fn bundled(schema: PathBuf, draft: Option<Draft>, ref_root: PathBuf) -> Bundled {
+    let request = BundleRequest {
+        schema,
+        source: SourceOptions {
+            draft,
+            ref_root: Some(ref_root),
+            ..SourceOptions::default()
+        },
+        output: None,
+    };
+    match run_captured::<Bundle>(&request) {
+        Ok((outcome, document)) => Bundled {
+            exit: outcome.exit,
+            stderr: outcome.stderr,
+            document,
+        },
+        Err(e) => Bundled {
+            exit: 2,
+            stderr: format!("error: {e}\n"),
+            document: String::new(),
+        },
+    }
+}
+
 /// Bundles one schema, checks the bundle against the original, and renders the snapshot.
 fn check(relative: &Path, default_root: &Path) -> String {
     let absolute = support::root().join(relative);
     let (partition, draft, root) = options(&absolute, default_root);
     // Relative to the package, which is where cargo runs the tests: stable names in snapshots.
     let shown = Path::new("../..").join(relative);
-    let outcome = bundle_file(&BundleRequest {
-        schema: shown.clone(),
-        draft,
-        ref_root: Some(root.clone()),
-        color: false,
-    });
+    let outcome = bundled(shown.clone(), draft, root.clone());
     if outcome.exit == 0 {
         let original = Workspace::open(
             &shown,
@@ -141,12 +169,7 @@ fn compile_fixtures_bundle() {
         if refs.iter().any(|r| !r.starts_with('#')) {
             insta::assert_snapshot!(check(relative, &refs_root));
         } else {
-            let outcome = bundle_file(&BundleRequest {
-                schema: Path::new("../..").join(relative),
-                draft: None,
-                ref_root: Some(refs_root.clone()),
-                color: false,
-            });
+            let outcome = bundled(Path::new("../..").join(relative), None, refs_root.clone());
             if outcome.exit == 0 {
                 assert_eq!(
                     outcome.document.as_bytes(),

@@ -12,9 +12,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use schema2iceberg::check::{check as run_check, CheckFormat, CheckRequest};
+use schema2iceberg::check::{CheckFormat, CheckRequest};
 
 mod support;
+use support::run_check;
 
 fn request(dir: &Path) -> CheckRequest {
     CheckRequest::new(dir)
@@ -106,7 +107,7 @@ fn command_line_options_for_a_single_schema() {
     insta::assert_snapshot!(check("kinesis-repo", |r| {
         r.paths = vec![PathBuf::from("schemas/clicks.json")];
         r.config = Some(PathBuf::from("../msk-repo/schema2iceberg.toml"));
-        r.partition = Some("event_time".to_string());
+        r.source.partition = vec!["event_time".to_string()];
         r.deny = vec!["warnings".to_string()];
         r.allow = vec!["uppercase-name".to_string()];
     }));
@@ -174,7 +175,7 @@ fn usage_errors() {
     twice.deny = vec!["uppercase-name".to_string()];
     twice.allow = vec!["uppercase-name".to_string()];
     let mut partition_many = request(&dir);
-    partition_many.partition = Some("ts".to_string());
+    partition_many.source.partition = vec!["ts".to_string()];
     let mut missing = request(&dir);
     missing.paths = vec![PathBuf::from("schemas/nope.json")];
     let mut out = String::new();

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use schema2iceberg::{compile_bytes, CompileRequest, Format};
+use schema2iceberg::{CompileRequest, Format, SourceOptions};
 use schema2iceberg_parser::Draft;
 
 mod support;
@@ -25,9 +25,15 @@ fn check(path: &Path) -> String {
             .display()
             .to_string(),
         path: Some(path.to_path_buf()),
-        partition: Vec::new(),
-        draft: None,
-        ref_root: Some(support::root().join("testdata/compile")),
+        schema: Vec::new(),
+        source: SourceOptions {
+            partition: Vec::new(),
+            draft: None,
+            ref_root: Some(support::root().join("testdata/compile")),
+            color: false,
+        },
+        format: Format::Json,
+        output: None,
         table: Default::default(),
     };
     let mut rest = args.iter();
@@ -37,14 +43,16 @@ fn check(path: &Path) -> String {
             .expect("every fixture flag takes a value")
             .clone();
         match flag.as_str() {
-            "--partition" => request.partition.push(value),
-            "--draft" => request.draft = Some(Draft::from_flag(&value).expect("valid draft")),
-            "--ref-root" => request.ref_root = Some(support::root().join(value)),
+            "--partition" => request.source.partition.push(value),
+            "--draft" => {
+                request.source.draft = Some(Draft::from_flag(&value).expect("valid draft"))
+            }
+            "--ref-root" => request.source.ref_root = Some(support::root().join(value)),
             other => panic!("unknown fixture flag {other}"),
         }
     }
-    let text = compile_bytes(&request, bytes.clone(), Format::Text, false);
-    let json = compile_bytes(&request, bytes, Format::Json, false);
+    let text = support::compile(&request, bytes.clone(), Format::Text);
+    let json = support::compile(&request, bytes, Format::Json);
     assert_eq!(text.exit, json.exit, "both formats agree on the exit code");
     format!(
         "args: {}\nexit: {}\n\n--- text ---\n{}\n--- json ---\n{}",

@@ -54,10 +54,10 @@ fn two_runs_are_byte_identical() {
     let Some(request) = corpus_request("two_runs_are_byte_identical") else {
         return;
     };
-    let first = run_check(&request).expect("the first run runs");
-    let second = run_check(&request).expect("the second run runs");
+    let (first, first_json) = run_check(&request).expect("the first run runs");
+    let (second, second_json) = run_check(&request).expect("the second run runs");
     assert!(
-        first.stdout == second.stdout,
+        first_json == second_json,
         "check's JSON report differs between two runs"
     );
     assert_eq!(

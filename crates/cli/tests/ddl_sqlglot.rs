@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 
 use iceberg::spec::{PartitionSpec, PrimitiveType, Schema, StructType, Type};
 use schema2iceberg::deliver::Compression;
-use schema2iceberg::{compile_bytes, CompileRequest, Format, TableOptions};
+use schema2iceberg::{CompileRequest, Format, SourceOptions, TableOptions};
 use schema2iceberg_mapper::formats::ddl::Dialect;
 use schema2iceberg_parser::Draft;
 use serde_json::{json, Value};
@@ -57,7 +57,7 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The compiled schema and spec of `path`, or `None` when it does not compile.
 fn compiled(request: &CompileRequest, bytes: &[u8]) -> Option<(Schema, PartitionSpec)> {
-    let out = compile_bytes(request, bytes.to_vec(), Format::Json, false);
+    let out = support::compile(request, bytes.to_vec(), Format::Json);
     if out.exit != 0 {
         return None;
     }
@@ -182,13 +182,19 @@ fn cases_of(path: &Path, index: usize, cases: &mut Vec<Case>) -> bool {
     let mut request = CompileRequest {
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
-        partition: comment_partition(&bytes).into_iter().collect(),
-        // Iglu's self-describing meta-schema is draft-04 with Snowplow's keywords.
-        draft: path
-            .components()
-            .any(|c| c.as_os_str() == "snowplow-iglu-central")
-            .then_some(Draft::Draft04),
-        ref_root: None,
+        schema: Vec::new(),
+        source: SourceOptions {
+            partition: comment_partition(&bytes).into_iter().collect(),
+            // Iglu's self-describing meta-schema is draft-04 with Snowplow's keywords.
+            draft: path
+                .components()
+                .any(|c| c.as_os_str() == "snowplow-iglu-central")
+                .then_some(Draft::Draft04),
+            ref_root: None,
+            color: false,
+        },
+        format: Format::Json,
+        output: None,
         table: TableOptions {
             location: Some(LOCATION.to_string()),
             namespace: Some("sales".to_string()),
@@ -202,7 +208,7 @@ fn cases_of(path: &Path, index: usize, cases: &mut Vec<Case>) -> bool {
     };
     for dialect in Dialect::ALL {
         request.table.dialect = Some(dialect);
-        let out = compile_bytes(&request, bytes.clone(), Format::Ddl, false);
+        let out = support::compile(&request, bytes.clone(), Format::Ddl);
         if has_type_the_dialect_lacks(schema.as_struct(), dialect) {
             assert_eq!(out.exit, 1, "{} in {dialect:?}", path.display());
             assert!(out.stdout.is_empty());

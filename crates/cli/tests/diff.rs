@@ -13,11 +13,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use schema2iceberg::diff::{run_diff, DiffFormat, DiffRequest, FailOn};
+use schema2iceberg::diff::{DiffFormat, DiffRequest, FailOn};
 use schema2iceberg_mapper::channel::RecordFormat;
 use schema2iceberg_parser::Draft;
 
 mod support;
+use support::run_diff;
 
 /// Runs `diff` in every format with `request`, and renders the outputs with their exit codes.
 fn check(request: &DiffRequest) -> String {
@@ -39,7 +40,7 @@ fn in_fixtures(old: &str, new: &str) -> DiffRequest {
         support::canonical_root().join("testdata/diff-cli"),
         vec![PathBuf::from(old), PathBuf::from(new)],
     );
-    request.partition = Some("event_time".to_string());
+    request.source.partition = vec!["event_time".to_string()];
     request
 }
 
@@ -76,7 +77,7 @@ fn root_keywords_are_compared() {
         support::canonical_root().join("testdata/diff/root-constraint-tightened"),
         vec![PathBuf::from("old.json"), PathBuf::from("new.json")],
     );
-    request.partition = None;
+    request.source.partition = Vec::new();
     insta::assert_snapshot!(check(&request));
 }
 
@@ -304,7 +305,7 @@ fn snowplow_version_histories() {
             let (old, new) = (&pair[0], &pair[1]);
             let bump = schemaver_bump(old, new);
             let mut request = DiffRequest::new(&dir, vec![PathBuf::from(old), PathBuf::from(new)]);
-            request.draft = Some(Draft::Draft04);
+            request.source.draft = Some(Draft::Draft04);
             request.fail_on = FailOn::IcebergIncompatible;
             let diffed = run_diff(&request, DiffFormat::Json).unwrap();
             let file = &diffed.files[0];
@@ -414,7 +415,7 @@ fn the_partition_comes_from_the_channel_configuration() {
     assert_eq!(diffed.exit, 0, "{}", diffed.stdout);
     assert_eq!(report["files"][0]["changes"], serde_json::json!([]));
 
-    request.partition = Some("created_at".to_string());
+    request.source.partition = vec!["created_at".to_string()];
     let diffed = run_diff(&request, DiffFormat::Json).unwrap();
     let report: serde_json::Value = serde_json::from_str(&diffed.stdout).unwrap();
     assert_eq!(diffed.exit, 0, "{}", diffed.stdout);
@@ -442,7 +443,7 @@ fn ref_root_widens_where_file_refs_may_read() {
     );
     let mut out = String::from("===== without --ref-root =====\n");
     out.push_str(&check(&request));
-    request.ref_root = Some(PathBuf::from(".."));
+    request.source.ref_root = Some(PathBuf::from(".."));
     out.push_str("===== --ref-root .. =====\n");
     out.push_str(&check(&request));
     insta::assert_snapshot!(out);
@@ -482,7 +483,7 @@ fn ref_root_widens_where_file_refs_may_read() {
             .is_some_and(|s| s.contains("does not compile")),
         "{without}"
     );
-    request.ref_root = Some(PathBuf::from(".."));
+    request.source.ref_root = Some(PathBuf::from(".."));
     let with = report(&request);
     let kinds: Vec<(&str, &str)> = with["files"][0]["changes"]
         .as_array()

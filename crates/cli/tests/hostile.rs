@@ -13,7 +13,9 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use schema2iceberg::{compile_bytes, CompileRequest, Format};
+use schema2iceberg::{CompileRequest, Format, SourceOptions};
+
+mod support;
 
 fn hostile_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,12 +31,18 @@ fn check(name: &str, bytes: Vec<u8>) -> String {
     let request = CompileRequest {
         name: name.to_string(),
         path: Some(dir.join(name)),
-        partition: Vec::new(),
-        draft: None,
-        ref_root: Some(dir),
+        schema: Vec::new(),
+        source: SourceOptions {
+            partition: Vec::new(),
+            draft: None,
+            ref_root: Some(dir),
+            color: false,
+        },
+        format: Format::Json,
+        output: None,
         table: Default::default(),
     };
-    let out = compile_bytes(&request, bytes, Format::Json, false);
+    let out = support::compile(&request, bytes, Format::Json);
     let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON output");
     let mut summary = format!("exit: {}\n", out.exit);
     for d in report["diagnostics"].as_array().unwrap() {

@@ -208,3 +208,22 @@ fn the_reader_sees_every_way_to_name_the_root() {
     // One `super` from a depth-2 file is the command itself, not the root.
     assert!(named_roots("use super::check;", 2, &[]).is_empty());
 }
+
+/// Every subcommand runs through `app::main` and so has the one shape, `app::Command`: the
+/// dispatch in lib.rs names no command's own entry point.
+#[test]
+fn every_subcommand_runs_through_the_one_shape() {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).expect("lib.rs is readable");
+    let arm = Regex::new(r"Commands::(\w+)\(args\) =>\s*([^,\n]+)").unwrap();
+    let arms: Vec<(String, String)> = arm
+        .captures_iter(&lib)
+        .map(|c| (c[1].to_string(), c[2].trim().to_string()))
+        .collect();
+    assert_eq!(arms.len(), 9, "one arm a subcommand: {arms:?}");
+    for (name, call) in &arms {
+        assert!(
+            call.starts_with("app::main::<"),
+            "`{name}` is dispatched to `{call}`, not through app::main"
+        );
+    }
+}

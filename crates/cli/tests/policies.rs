@@ -9,11 +9,12 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use schema2iceberg::check::{check as run_check, ChannelPolicies, CheckFormat, CheckRequest};
+use schema2iceberg::check::{ChannelPolicies, CheckFormat, CheckRequest};
 use schema2iceberg::policies::{generate_for, text, write_out, Generated};
 use schema2iceberg_mapper::policies::GenerateOptions;
 
 mod support;
+use support::run_check;
 
 const BIN: &str = env!("CARGO_BIN_EXE_schema2iceberg");
 const DLQ_KEY: &str = "arn:aws:kms:us-east-1:123456789012:key/0a1b2c3d-0000-4000-8000-00000000d1a0";

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 use iceberg::spec::{FormatVersion, PartitionSpec, Schema, TableMetadata};
-use schema2iceberg::{compile_bytes, CompileRequest, Format};
+use schema2iceberg::{CompileRequest, Format, SourceOptions};
 
 mod support;
 use support::comment_partition;
@@ -25,12 +25,18 @@ fn check(path: &Path) -> bool {
     let request = CompileRequest {
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
-        partition: partition.into_iter().collect(),
-        draft: None,
-        ref_root: None,
+        schema: Vec::new(),
+        source: SourceOptions {
+            partition: partition.into_iter().collect(),
+            draft: None,
+            ref_root: None,
+            color: false,
+        },
+        format: Format::Json,
+        output: None,
         table: Default::default(),
     };
-    let out = compile_bytes(&request, bytes, Format::Json, false);
+    let out = support::compile(&request, bytes, Format::Json);
     if out.exit != 0 {
         return false;
     }
@@ -62,7 +68,7 @@ fn check(path: &Path) -> bool {
 }
 
 fn compile_to(request: &CompileRequest, path: &Path, format: Format) -> String {
-    let out = compile_bytes(request, std::fs::read(path).unwrap(), format, false);
+    let out = support::compile(request, std::fs::read(path).unwrap(), format);
     assert_eq!(out.exit, 0, "{}: {}", path.display(), out.stderr);
     out.stdout
 }
@@ -232,7 +238,7 @@ fn check_table_metadata(
     spec: &PartitionSpec,
 ) {
     let bytes = std::fs::read(path).unwrap();
-    let out = compile_bytes(request, bytes, Format::TableMetadata, false);
+    let out = support::compile(request, bytes, Format::TableMetadata);
     assert_eq!(out.exit, 0, "{}", path.display());
     let metadata: TableMetadata = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("{}: table metadata parses: {e}", path.display()));
@@ -266,7 +272,7 @@ fn diff_finds_no_change(request: &CompileRequest, path: &Path, metadata: &str) {
     // As the compile above read it: file references from the schema's own folder, which is
     // where `diff` looks from when it runs there.
     diff.current_dir(path.parent().unwrap());
-    for field in &request.partition {
+    for field in &request.source.partition {
         diff.args(["--partition", field]);
     }
     let out = diff.args(["--format", "json"]).output().unwrap();

@@ -10,12 +10,11 @@ mod policy_check;
 mod report;
 mod run;
 
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use schema2iceberg_parser::Draft;
-
-use crate::app::{color_enabled, print_stdout, usage_error, ColorArg, ReadArgs};
+use crate::app::{color_enabled, ColorArg, Command, ReadArgs};
+use crate::project::source::SourceOptions;
 
 pub use crate::project::config::ChannelPolicies;
 pub use crate::project::discover::FileId;
@@ -55,7 +54,7 @@ Exit codes: 0 no errors, 1 errors remain after the severity overrides, 2 usage o
     mut_arg("draft", |a| a.help("Read every schema as this draft, whatever its $schema says")),
     mut_arg("ref_root", |a| a.help("The folder that file $refs may read from [default: the config's folder, else the current directory]")),
 )]
-pub(crate) struct CheckArgs {
+pub struct CheckArgs {
     /// Files, directories (searched recursively for *.json) and globs [default: .]
     #[arg(value_name = "PATHS")]
     paths: Vec<PathBuf>,
@@ -111,39 +110,56 @@ struct PolicyArgs {
     dlq_kms_key: Option<String>,
 }
 
-/// Runs `check`.
-pub(crate) fn run(args: CheckArgs) -> ExitCode {
-    let request = CheckRequest {
-        dir: PathBuf::from("."),
-        paths: args.paths,
-        config: args.config,
-        partition: args.partition,
-        channel_configs: args.channel_config,
-        policies: ChannelPolicies {
-            configs: Vec::new(),
-            role: args.policies.role_policy,
-            trust: args.policies.trust_policy,
-            table_key: args.policies.table_key_policy,
-            table_bucket: args.policies.table_bucket_policy,
-            dlq_kms_key: args.policies.dlq_kms_key,
-        },
-        draft: args.read.draft.draft,
-        ref_root: args.read.ref_root,
-        allow: args.allow,
-        warn: args.warn,
-        deny: args.deny,
-        color: args.format == CheckFormat::Text && color_enabled(args.color.color),
-        output: FileId::of_stdout(),
-    };
-    match check(&request, args.format) {
-        Ok(checked) => {
-            let exit = print_stdout(&checked.stdout, checked.exit);
-            // As for `compile`: the process exits next, so the report is not freed piece by
-            // piece.
-            std::mem::forget(checked);
-            exit
-        }
-        Err(e) => usage_error(e),
+/// `check`, in the one shape of a command ([`Command`]).
+#[derive(Debug)]
+pub struct Check;
+
+impl Command for Check {
+    type Args = CheckArgs;
+    type Request = CheckRequest;
+    type Outcome = Checked;
+    type Error = UsageError;
+
+    fn request(args: CheckArgs) -> Result<CheckRequest, UsageError> {
+        Ok(CheckRequest {
+            dir: PathBuf::from("."),
+            paths: args.paths,
+            config: args.config,
+            channel_configs: args.channel_config,
+            policies: ChannelPolicies {
+                configs: Vec::new(),
+                role: args.policies.role_policy,
+                trust: args.policies.trust_policy,
+                table_key: args.policies.table_key_policy,
+                table_bucket: args.policies.table_bucket_policy,
+                dlq_kms_key: args.policies.dlq_kms_key,
+            },
+            source: SourceOptions {
+                draft: args.read.draft.draft,
+                ref_root: args.read.ref_root,
+                partition: args.partition.into_iter().collect(),
+                color: args.format == CheckFormat::Text && color_enabled(args.color.color),
+            },
+            allow: args.allow,
+            warn: args.warn,
+            deny: args.deny,
+            format: args.format,
+            output: FileId::of_stdout(),
+        })
+    }
+
+    /// Runs the whole check and writes the report in the request's format.
+    fn run(request: &CheckRequest, out: &mut dyn Write) -> Result<Checked, UsageError> {
+        let (checked, text) = check_all(request)?;
+        out.write_all(text.as_bytes()).map_err(UsageError::Write)?;
+        Ok(checked)
+    }
+
+    fn finish(checked: Checked) -> u8 {
+        let exit = checked.exit;
+        // As for `compile`: the process exits next, so the report is not freed piece by piece.
+        std::mem::forget(checked);
+        exit
     }
 }
 
@@ -169,26 +185,23 @@ pub struct CheckRequest {
     pub paths: Vec<PathBuf>,
     /// An explicit config file; otherwise `schema2iceberg.toml` in `dir` or a parent.
     pub config: Option<PathBuf>,
-    /// The partition field, for a single schema.
-    pub partition: Option<String>,
     /// Channel configurations that apply to every schema checked.
     pub channel_configs: Vec<PathBuf>,
     /// Policy documents to check against `channel_configs`: `--role-policy` (repeatable),
     /// `--trust-policy`, `--table-key-policy`, `--table-bucket-policy` and `--dlq-kms-key`,
     /// held as one channel's entry (its `configs` are left empty: they are `channel_configs`).
     pub policies: ChannelPolicies,
-    /// The draft override for every schema.
-    pub draft: Option<Draft>,
-    /// The reference root for every schema.
-    pub ref_root: Option<PathBuf>,
+    /// The draft override and the reference root for every schema, the partition field for a
+    /// single schema, and whether to color the text format.
+    pub source: SourceOptions,
     /// `--allow`, `--warn`, `--deny` codes (or `warnings`), in that order of the vectors.
     pub allow: Vec<String>,
     /// See `allow`.
     pub warn: Vec<String>,
     /// See `allow`.
     pub deny: Vec<String>,
-    /// Color text output.
-    pub color: bool,
+    /// The output format.
+    pub format: CheckFormat,
     /// The file standard output is redirected into, when it is one: never checked, since it
     /// is the report being written (`check --format json > report.json` in the folder searched).
     pub output: Option<FileId>,
@@ -201,27 +214,23 @@ impl CheckRequest {
             dir: dir.into(),
             paths: Vec::new(),
             config: None,
-            partition: None,
             channel_configs: Vec::new(),
             policies: ChannelPolicies::default(),
-            draft: None,
-            ref_root: None,
+            source: SourceOptions::default(),
             allow: Vec::new(),
             warn: Vec::new(),
             deny: Vec::new(),
-            color: false,
+            format: CheckFormat::Text,
             output: None,
         }
     }
 }
 
-/// The rendered result of one check.
+/// The result of one check, besides the report rendered on standard output.
 #[derive(Debug, Clone)]
 pub struct Checked {
     /// The report, format-independent.
     pub report: Report,
-    /// What goes to standard output in the requested format.
-    pub stdout: String,
     /// The exit code.
     pub exit: u8,
 }
@@ -272,10 +281,14 @@ pub enum UsageError {
     /// The JSON report cannot be written.
     #[error("cannot write the report as JSON: {0}")]
     Json(serde_json::Error),
+    /// Standard output cannot be written.
+    #[error("cannot write the report: {0}")]
+    Write(std::io::Error),
 }
 
-/// Runs the whole check.
-pub fn check(request: &CheckRequest, format: CheckFormat) -> Result<Checked, UsageError> {
+/// Runs the whole check: the result, and the report rendered in the request's format.
+fn check_all(request: &CheckRequest) -> Result<(Checked, String), UsageError> {
+    let format = request.format;
     let plan = match plan::plan(request)? {
         Planned::Ready(plan) => plan,
         Planned::ConfigMistakes(failure) => {

@@ -280,7 +280,7 @@ fn find_files(
     if !given_channels.is_empty() {
         add_schemas_using(config, &given_channels, &request.dir, &mut schemas)?;
     }
-    if request.partition.is_some() && schemas.len() > 1 {
+    if !request.source.partition.is_empty() && schemas.len() > 1 {
         return Err(UsageError::PartitionForMany(schemas.len()));
     }
     Ok(Found {

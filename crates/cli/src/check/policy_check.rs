@@ -54,7 +54,8 @@ pub(super) fn check_all(request: &CheckRequest, plan: &Plan) -> Result<PolicyRes
                 }
             }
             kept.sort_by_key(|d| d.location.span.start());
-            let rendered = render_file_text(&display, &kept, |_| text.as_deref(), request.color);
+            let rendered =
+                render_file_text(&display, &kept, |_| text.as_deref(), request.source.color);
             SchemaOutcome {
                 report: FileReport {
                     path: display,

@@ -20,7 +20,7 @@ pub(super) fn report(
     plan: &Plan,
     outcomes: Vec<SchemaOutcome>,
     policy_channel_diagnostics: Vec<Diagnostic>,
-) -> Result<Checked, UsageError> {
+) -> Result<(Checked, String), UsageError> {
     let Plan {
         config,
         cli_overrides,
@@ -69,7 +69,7 @@ pub(super) fn report(
             .values()
             .find(|(f, _)| f.display == display)
             .and_then(|(f, _)| f.text_str());
-        let text = render_file_text(&display, &kept, |_| source, request.color);
+        let text = render_file_text(&display, &kept, |_| source, request.source.color);
         reports.push((
             FileReport {
                 path: display,
@@ -90,12 +90,12 @@ pub(super) fn config_failure(
     request: &CheckRequest,
     format: CheckFormat,
     failure: ConfigFailure,
-) -> Result<Checked, UsageError> {
+) -> Result<(Checked, String), UsageError> {
     let text = render_file_text(
         &failure.display,
         &failure.diagnostics,
         |_| Some(failure.text.as_str()),
-        request.color,
+        request.source.color,
     );
     let report = FileReport {
         path: failure.display.clone(),
@@ -117,9 +117,9 @@ pub(super) fn config_failure(
         "error: `{}` has {mistakes}, so nothing was checked",
         failure.display
     );
-    let mut checked = finish(vec![(report, text)], format, Some(closing))?;
+    let (mut checked, stdout) = finish(vec![(report, text)], format, Some(closing))?;
     checked.exit = crate::app::EXIT_USAGE;
-    Ok(checked)
+    Ok((checked, stdout))
 }
 
 /// Builds the report from every file's result and renders it in `format`. `closing` replaces
@@ -129,7 +129,7 @@ fn finish(
     reports: Vec<(FileReport, String)>,
     format: CheckFormat,
     closing: Option<String>,
-) -> Result<Checked, UsageError> {
+) -> Result<(Checked, String), UsageError> {
     let (files, texts): (Vec<FileReport>, Vec<String>) = reports.into_iter().unzip();
     let summary = output::summarize(&files);
     let closing = closing.unwrap_or_else(|| output::summary_line(&summary));
@@ -155,11 +155,7 @@ fn finish(
     } else {
         crate::app::EXIT_OK
     };
-    Ok(Checked {
-        report,
-        stdout,
-        exit,
-    })
+    Ok((Checked { report, exit }, stdout))
 }
 
 fn unserializable(e: serde_json::Error) -> UsageError {

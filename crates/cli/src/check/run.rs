@@ -88,10 +88,10 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
     let (partition, origin, extra) = partition_for(request, &settings, group);
     let bytes = match std::fs::read(&schema.path) {
         Ok(bytes) => bytes,
-        Err(e) => return unreadable(schema, &e, request.color),
+        Err(e) => return unreadable(schema, &e, request.source.color),
     };
     let ref_root = config.ref_root_for(
-        request.ref_root.as_deref(),
+        request.source.ref_root.as_deref(),
         &request.dir,
         &settings,
         &schema.path,
@@ -101,7 +101,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
             display: &schema.display,
             path: Some(&schema.path),
             ref_root: Some(ref_root),
-            draft: request.draft.or(settings.draft),
+            draft: request.source.draft.or(settings.draft),
         },
         bytes,
     );
@@ -115,7 +115,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
             content,
             overrides.apply(d),
             main.and_then(|d| d.text_str()),
-            request.color,
+            request.source.color,
         );
     }
     let compiled = compile(
@@ -156,7 +156,7 @@ fn check_schema(run: &Run<'_>, schema: &Checkable, group: Option<&ChannelGroup>)
                 ws.source_text(file)
                     .or_else(|| channel_texts.get(file).map(String::as_str))
             },
-            request.color,
+            request.source.color,
         )
     };
     let report = FileReport {
@@ -178,7 +178,12 @@ fn partition_for(
     group: Option<&ChannelGroup>,
 ) -> (Option<String>, Option<Location>, Vec<Diagnostic>) {
     let mut extra = Vec::new();
-    let mut partition = request.partition.clone().or(settings.partition.clone());
+    let mut partition = request
+        .source
+        .partition
+        .first()
+        .cloned()
+        .or(settings.partition.clone());
     let mut origin = None;
     if let Some((source, location)) = group.and_then(|g| g.sources.first()) {
         match &partition {

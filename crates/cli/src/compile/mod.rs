@@ -5,26 +5,25 @@ mod handoff;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::ValueEnum;
 use schema2iceberg_mapper::{map, CompileOptions, Compiled};
-use schema2iceberg_parser::{Draft, SourceTexts};
+use schema2iceberg_parser::SourceTexts;
 
 pub use handoff::TableOptions;
 
 use crate::app::{
-    color_enabled, stderr_color_enabled, stdout_written, usage_error, ColorArg, ColorWhen, Outcome,
+    color_enabled, run_captured, stderr_color_enabled, ColorArg, ColorWhen, Command, Outcome,
     ReadArgs, EXIT_OK, EXIT_SCHEMA_ERRORS,
 };
 use crate::project::channel::Compression;
-use crate::project::source::{self, SchemaSource};
+use crate::project::source::{self, SchemaSource, SourceOptions};
 use crate::project::ProjectError;
 use crate::render;
 
 /// A `compile` command line that cannot run: a usage error (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum CompileError {
+pub enum CompileError {
     /// The schema, `--ref-root` or a channel configuration.
     #[error(transparent)]
     Project(#[from] ProjectError),
@@ -38,6 +37,9 @@ pub(crate) enum CompileError {
         formats: String,
         format: String,
     },
+    /// Standard output could not be written.
+    #[error("cannot write the output: {0}")]
+    Write(std::io::Error),
 }
 
 /// The `after_help` of `compile --help`.
@@ -101,7 +103,7 @@ pub enum Format {
     about = "Compile one JSON Schema into the Iceberg schema and partition spec the channel creates",
     after_help = HELP
 )]
-pub(crate) struct CompileArgs {
+pub struct CompileArgs {
     /// The JSON Schema file, or - to read standard input.
     #[arg(value_name = "SCHEMA")]
     schema: PathBuf,
@@ -179,68 +181,104 @@ fn parse_uuid(text: &str) -> Result<uuid::Uuid, NotAUuid> {
     })
 }
 
-/// Everything `compile` needs besides the schema bytes.
+/// `compile`, in the one shape of a command ([`Command`]).
+#[derive(Debug)]
+pub struct Compile;
+
+/// Everything `compile` needs.
 #[derive(Debug, Clone)]
 pub struct CompileRequest {
     /// The display name of the schema (`<stdin>` for standard input).
     pub name: String,
     /// Where the schema is, for resolving relative references (`None` for standard input).
     pub path: Option<PathBuf>,
-    /// The partition fields.
-    pub partition: Vec<String>,
-    /// The draft override.
-    pub draft: Option<Draft>,
-    /// The reference root override.
-    pub ref_root: Option<PathBuf>,
+    /// The schema's bytes.
+    pub schema: Vec<u8>,
+    /// How to read it; `color` is decided for the stream the diagnostics go to.
+    pub source: SourceOptions,
     /// What the formats that hand the table on take from flags.
     pub table: TableOptions,
+    /// The output format.
+    pub format: Format,
+    /// `--output`: the file the output goes to instead of standard output.
+    pub output: Option<PathBuf>,
 }
 
-/// Runs `compile`.
-pub(crate) fn run(mut args: CompileArgs) -> ExitCode {
-    let (format, color, output) = (args.format, args.color.color, args.output.take());
-    if let Err(message) = handoff::binary_fits(format, output.as_deref()) {
-        return usage_error(message);
+/// What `compile` produced besides its standard output.
+pub struct CompileOutcome {
+    /// The diagnostics, when standard output carries a format other than text and JSON, and
+    /// the hand-on formats' notes.
+    pub stderr: String,
+    /// The exit code.
+    pub exit: u8,
+    /// The compiled table, which the binary does not free (`finish`).
+    compiled: CompiledRequest,
+}
+
+impl std::fmt::Debug for CompileOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompileOutcome")
+            .field("stderr", &self.stderr)
+            .field("exit", &self.exit)
+            .finish_non_exhaustive()
     }
-    let (request, bytes) = match compile_request_of(args) {
-        Ok(prepared) => prepared,
-        Err(message) => return usage_error(message),
-    };
-    if let Some(path) = output {
-        return compile_to_file(&request, bytes, format, color, &path);
+}
+
+impl Command for Compile {
+    type Args = CompileArgs;
+    type Request = CompileRequest;
+    type Outcome = CompileOutcome;
+    type Error = CompileError;
+
+    /// Reads the schema and resolves the flags and channel configurations.
+    fn request(args: CompileArgs) -> Result<CompileRequest, CompileError> {
+        handoff::binary_fits(args.format, args.output.as_deref())?;
+        // The diagnostics of the hand-on formats go to standard error, and their standard
+        // output is usually a file; the text and JSON of `-o FILE` are colored only when asked.
+        let color = match (args.format, &args.output) {
+            (Format::Text | Format::Json, None) => color_enabled(args.color.color),
+            (Format::Text | Format::Json, Some(_)) => args.color.color == ColorWhen::Always,
+            _ => stderr_color_enabled(args.color.color),
+        };
+        let mut request = compile_request_of(args)?;
+        request.source.color = color;
+        Ok(request)
     }
-    // The diagnostics of the hand-on formats go to standard error, and their standard output is
-    // usually a file.
-    let color = match format {
-        Format::Text | Format::Json => color_enabled(color),
-        Format::TableMetadata | Format::Avro | Format::Arrow | Format::ArrowJson | Format::Ddl => {
-            stderr_color_enabled(color)
+
+    fn run(request: &CompileRequest, out: &mut dyn Write) -> Result<CompileOutcome, CompileError> {
+        let compiled = compile_request(request, request.schema.clone());
+        let mut exit = compile_exit(&compiled.compiled);
+        let written = write_compiled(&compiled, request, request.source.color, out)
+            .map_err(CompileError::Write)?;
+        if written.failed {
+            exit = EXIT_SCHEMA_ERRORS;
         }
-    };
-    let compiled = compile_request(&request, bytes);
-    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let mut exit_code = compile_exit(&compiled.compiled);
-    let written =
-        write_compiled(&compiled, &request, format, color, &mut stdout).and_then(|written| {
-            stdout.flush()?;
-            if written.failed {
-                exit_code = EXIT_SCHEMA_ERRORS;
-            }
-            let mut err = anstream::stderr();
-            err.write_all(written.stderr.as_bytes())
-        });
-    let exit = stdout_written(written, exit_code);
-    // The process ends next, and the operating system takes its memory back at once: freeing
-    // the workspace and the table one allocation at a time (hundreds of thousands on a large
-    // schema) was a tenth of the run, spent on nothing the user sees.
-    std::mem::forget(compiled);
-    exit
+        Ok(CompileOutcome {
+            stderr: written.stderr,
+            exit,
+            compiled,
+        })
+    }
+
+    fn output(request: &CompileRequest) -> Option<&Path> {
+        request.output.as_deref()
+    }
+
+    fn finish(outcome: CompileOutcome) -> u8 {
+        let _ = anstream::stderr().write_all(outcome.stderr.as_bytes());
+        let exit = outcome.exit;
+        // The process ends next, and the operating system takes its memory back at once:
+        // freeing the workspace and the table one allocation at a time (hundreds of thousands
+        // on a large schema) was a tenth of the run, spent on nothing the user sees.
+        std::mem::forget(outcome.compiled);
+        exit
+    }
 }
 
-/// `compile` with relative paths read from `root` and the schema shown as written: the command
-/// line of generated documentation ([`crate::compile_command_line`]).
+/// `compile` with relative paths read from `root` and the schema shown as written, without
+/// color: the command line of generated documentation ([`crate::compile_command_line`]).
 pub(crate) fn run_rooted(root: &Path, mut parsed: CompileArgs) -> Outcome {
-    let (format, shown) = (parsed.format, parsed.schema.display().to_string());
+    let shown = parsed.schema.display().to_string();
     parsed.schema = root.join(&parsed.schema);
     parsed.table.channel_config = parsed
         .table
@@ -252,52 +290,23 @@ pub(crate) fn run_rooted(root: &Path, mut parsed: CompileArgs) -> Outcome {
         Some(ref_root) => root.join(ref_root),
         None => root.to_path_buf(),
     });
-    match compile_request_of(parsed) {
-        Ok((mut request, bytes)) => {
-            request.name = shown;
-            compile_bytes(&request, bytes, format, false)
-        }
-        Err(message) => Outcome::usage(format!("error: {message}\n")),
+    let ran = compile_request_of(parsed).and_then(|mut request| {
+        request.name = shown;
+        run_captured::<Compile>(&request)
+    });
+    match ran {
+        Ok((outcome, stdout)) => Outcome {
+            stdout,
+            stderr: outcome.stderr,
+            exit: outcome.exit,
+        },
+        Err(e) => Outcome::usage(format!("error: {e}\n")),
     }
 }
 
-/// `compile -o FILE`: the output goes to the file, written whole once the table is compiled;
-/// standard error is as without it.
-fn compile_to_file(
-    request: &CompileRequest,
-    bytes: Vec<u8>,
-    format: Format,
-    color: ColorWhen,
-    path: &Path,
-) -> ExitCode {
-    let color = match format {
-        Format::Text | Format::Json => color == ColorWhen::Always,
-        _ => stderr_color_enabled(color),
-    };
-    let compiled = compile_request(request, bytes);
-    let mut out = Vec::new();
-    let mut exit = compile_exit(&compiled.compiled);
-    let written = match write_compiled(&compiled, request, format, color, &mut out) {
-        Ok(written) => written,
-        Err(e) => return usage_error(format!("cannot write the output: {e}")),
-    };
-    if written.failed {
-        exit = EXIT_SCHEMA_ERRORS;
-    }
-    let _ = anstream::stderr().write_all(written.stderr.as_bytes());
-    // A hand-on format has nothing to write when the schema has errors: no file is left.
-    if out.is_empty() && exit != EXIT_OK {
-        return ExitCode::from(exit);
-    }
-    if let Err(e) = std::fs::write(path, &out) {
-        return usage_error(format!("cannot write {}: {e}", path.display()));
-    }
-    ExitCode::from(exit)
-}
-
-/// The request and the schema bytes of a `compile` command line: the schema read, and the
-/// flags and channel configurations resolved. An error is a usage error.
-fn compile_request_of(args: CompileArgs) -> Result<(CompileRequest, Vec<u8>), CompileError> {
+/// The request of a `compile` command line: the schema read, and the flags and channel
+/// configurations resolved; uncolored.
+fn compile_request_of(args: CompileArgs) -> Result<CompileRequest, CompileError> {
     source::ref_root_is_dir(args.read.ref_root.as_deref())?;
     let flags = handoff::TableFlags {
         location: args.table.location,
@@ -312,52 +321,26 @@ fn compile_request_of(args: CompileArgs) -> Result<(CompileRequest, Vec<u8>), Co
     // A command line that cannot run is refused before standard input is read.
     handoff::flags_fit(args.format, &flags)?;
     let from_stdin = args.schema.as_os_str() == "-";
-    let bytes = source::read_schema(&args.schema, from_stdin)?;
+    let schema = source::read_schema(&args.schema, from_stdin)?;
     let (table, partition) = handoff::resolve(flags)?;
-    let request = CompileRequest {
+    Ok(CompileRequest {
         name: if from_stdin {
             "<stdin>".to_string()
         } else {
             args.schema.display().to_string()
         },
         path: (!from_stdin).then(|| args.schema.clone()),
-        partition,
-        draft: args.read.draft.draft,
-        ref_root: args.read.ref_root,
+        schema,
+        source: SourceOptions {
+            draft: args.read.draft.draft,
+            ref_root: args.read.ref_root,
+            partition,
+            color: false,
+        },
         table,
-    };
-    Ok((request, bytes))
-}
-
-/// Compiles schema bytes and renders the result; the whole `compile` command but for reading
-/// the file and writing the output.
-pub fn compile_bytes(
-    request: &CompileRequest,
-    bytes: Vec<u8>,
-    format: Format,
-    color: bool,
-) -> Outcome {
-    let compiled = compile_request(request, bytes);
-    let mut out = Vec::new();
-    let mut exit = compile_exit(&compiled.compiled);
-    let (stdout, stderr) = match write_compiled(&compiled, request, format, color, &mut out) {
-        Ok(written) => {
-            if written.failed {
-                exit = EXIT_SCHEMA_ERRORS;
-            }
-            (
-                String::from_utf8(out)
-                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-                written.stderr,
-            )
-        }
-        Err(e) => (String::new(), format!("error: {e}\n")),
-    };
-    Outcome {
-        stdout,
-        stderr,
-        exit,
-    }
+        format: args.format,
+        output: args.output,
+    })
 }
 
 /// The texts of the schema's files, and the table compiled from them.
@@ -371,15 +354,15 @@ fn compile_request(request: &CompileRequest, bytes: Vec<u8>) -> CompiledRequest 
         &SchemaSource {
             display: &request.name,
             path: request.path.as_deref(),
-            ref_root: request.ref_root.clone(),
-            draft: request.draft,
+            ref_root: request.source.ref_root.clone(),
+            draft: request.source.draft,
         },
         bytes,
     );
     let mapped = map(
         &ws,
         &CompileOptions {
-            partition: request.partition.clone(),
+            partition: request.source.partition.clone(),
             ..CompileOptions::default()
         },
     );
@@ -404,13 +387,13 @@ struct Written {
 /// Writes the result in `format` into `out`. The JSON report is serialized straight into
 /// `out`, without a `serde_json::Value` or a `String` of it (6.7 MB for Mozilla's largest
 /// schema) first.
-fn write_compiled<W: Write>(
+fn write_compiled(
     compiled: &CompiledRequest,
     request: &CompileRequest,
-    format: Format,
     color: bool,
-    out: &mut W,
+    mut out: &mut dyn Write,
 ) -> std::io::Result<Written> {
+    let format = request.format;
     let CompiledRequest { files, compiled } = compiled;
     let nothing_else = Written {
         stderr: String::new(),
@@ -418,12 +401,12 @@ fn write_compiled<W: Write>(
     };
     match format {
         Format::Json => {
-            render::write_report(compiled, &mut *out)?;
+            render::write_report(compiled, &mut out)?;
             out.write_all(b"\n")?;
             Ok(nothing_else)
         }
         Format::Text => {
-            render::write_text(files, compiled, color, &mut *out)?;
+            render::write_text(files, compiled, color, &mut out)?;
             Ok(nothing_else)
         }
         Format::TableMetadata | Format::Avro | Format::Arrow | Format::ArrowJson | Format::Ddl => {

@@ -19,10 +19,9 @@ mod steps;
 mod table;
 pub(crate) mod target;
 
-use std::io::Write as _;
+use std::io::Write;
 use std::num::NonZeroU64;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use iceberg::table::Table;
 use schema2iceberg_mapper::diff::Side;
@@ -31,7 +30,7 @@ pub use crate::project::channel::Compression;
 pub use progress::PROGRESS_PROPERTY;
 pub use table::{open_catalog, TableError, CATALOG_NAME, LOCK_FILE};
 
-use crate::app::{usage_error, ColorArg, EXIT_SCHEMA_ERRORS};
+use crate::app::{ColorArg, Command, EXIT_SCHEMA_ERRORS};
 use crate::intake::input::{InputKind, Source};
 use crate::intake::{IntakeError, RecordSourceArgs};
 use crate::project::ProjectError;
@@ -133,17 +132,51 @@ pub(crate) struct DeliverArgs {
     color: ColorArg,
 }
 
-/// Runs `deliver`.
-pub(crate) fn run(args: DeliverArgs) -> ExitCode {
-    match deliver(&args) {
-        Ok(exit) => exit,
-        Err(e) => usage_error(e),
+/// `deliver`, in the one shape of a command ([`Command`]).
+#[derive(Debug)]
+pub(crate) struct Deliver;
+
+/// Everything `deliver` needs: its arguments, and the plan read from them (the schema and its
+/// checker, the inputs, the table's name and the cycle policy), before anything is written.
+pub(crate) struct DeliverRequest {
+    args: DeliverArgs,
+    plan: steps::Plan,
+}
+
+/// How a run ended, besides the summary it printed.
+#[derive(Debug)]
+pub(crate) struct DeliverOutcome {
+    /// Why nothing was delivered into a table that differs, for standard error.
+    refused: Option<String>,
+    exit: u8,
+}
+
+impl Command for Deliver {
+    type Args = DeliverArgs;
+    type Request = DeliverRequest;
+    type Outcome = DeliverOutcome;
+    type Error = DeliverError;
+
+    fn request(args: DeliverArgs) -> Result<DeliverRequest, DeliverError> {
+        let plan = steps::plan(&args)?;
+        Ok(DeliverRequest { args, plan })
+    }
+
+    fn run(request: &DeliverRequest, out: &mut dyn Write) -> Result<DeliverOutcome, DeliverError> {
+        deliver(&request.args, &request.plan, out)
+    }
+
+    fn finish(outcome: DeliverOutcome) -> u8 {
+        if let Some(message) = outcome.refused {
+            let _ = writeln!(anstream::stderr(), "error: {message}");
+        }
+        outcome.exit
     }
 }
 
 /// Why `deliver` stopped: a usage or I/O error (exit 2). The cycle under way is not committed.
 #[derive(Debug, thiserror::Error)]
-enum DeliverError {
+pub(crate) enum DeliverError {
     /// The schema, the inputs, the toml or a channel configuration.
     #[error(transparent)]
     Intake(#[from] IntakeError),
@@ -183,36 +216,46 @@ enum DeliverError {
     /// A delivery cycle, or the input it was reading.
     #[error(transparent)]
     Cycle(#[from] cycle::CycleError),
+    /// The table exists and differs, and the schema has no table to compare it with.
+    #[error("the schema does not compile to a table")]
+    NoTable,
+    /// Standard output cannot be written.
+    #[error("cannot write to standard output: {0}")]
+    Write(#[source] std::io::Error),
 }
 
-/// Delivers, in named steps: what to deliver and where ([`steps::plan`]), the warehouse
+/// Delivers, in named steps after the plan ([`steps::plan`], the request): the warehouse
 /// opened and locked, the table opened or created (or the run refused, when it differs), what
-/// an earlier run left cleaned up, the cycles run, and the summary printed.
-fn deliver(args: &DeliverArgs) -> Result<ExitCode, DeliverError> {
-    let plan = steps::plan(args)?;
-    let place = steps::open_warehouse(args, &plan)?;
-    let (table, created) = match place.open_table(&plan)? {
+/// an earlier run left cleaned up, the cycles run, and the summary printed into `out`.
+fn deliver(
+    args: &DeliverArgs,
+    plan: &steps::Plan,
+    out: &mut dyn Write,
+) -> Result<DeliverOutcome, DeliverError> {
+    let place = steps::open_warehouse(args, plan)?;
+    let (table, created) = match place.open_table(plan)? {
         table::Opened::Table { table, created } => (table, created),
         table::Opened::Differs(table) => {
-            return Ok(refuse_evolution(
+            return refuse_evolution(
                 args,
                 &plan.checker,
                 &table,
                 &plan.target,
                 plan.record_format,
-            ))
+                out,
+            )
         }
     };
-    let resumed = place.resume(&table, &plan)?;
-    let delivered = steps::run_cycles(args, &plan, &place, table, resumed.progress, &resumed.done)?;
-    Ok(steps::print_summary(
-        args,
-        &plan,
-        &place,
-        created,
-        &resumed.recovered,
-        delivered,
-    ))
+    let resumed = place.resume(&table, plan)?;
+    let delivered = steps::run_cycles(args, plan, &place, table, resumed.progress, &resumed.done)?;
+    let (summary, exit) =
+        steps::summary(args, plan, &place, created, &resumed.recovered, delivered);
+    out.write_all(summary.as_bytes())
+        .map_err(DeliverError::Write)?;
+    Ok(DeliverOutcome {
+        refused: None,
+        exit,
+    })
 }
 
 /// The name each input is known by in the table's progress: a file's canonical path (so that
@@ -361,11 +404,12 @@ fn refuse_evolution(
     table: &Table,
     target: &Target,
     record_format: schema2iceberg_mapper::records::RecordFormat,
-) -> ExitCode {
+    out: &mut dyn Write,
+) -> Result<DeliverOutcome, DeliverError> {
     let compiled = checker.compiled();
     let metadata = table.metadata();
     let (Some(schema), Some(spec)) = (&compiled.schema, &compiled.partition_spec) else {
-        return usage_error("the schema does not compile to a table");
+        return Err(DeliverError::NoTable);
     };
     let old = Side {
         schema: metadata.current_schema(),
@@ -421,7 +465,10 @@ fn refuse_evolution(
             format!(": {}", why.join("; "))
         }
     );
-    let exit = crate::app::print_stdout(&rendered, EXIT_SCHEMA_ERRORS);
-    let _ = writeln!(anstream::stderr(), "error: {message}");
-    exit
+    out.write_all(rendered.as_bytes())
+        .map_err(DeliverError::Write)?;
+    Ok(DeliverOutcome {
+        refused: Some(message),
+        exit: EXIT_SCHEMA_ERRORS,
+    })
 }

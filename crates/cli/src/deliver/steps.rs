@@ -3,7 +3,6 @@
 //! table opened, what an earlier run left cleaned up, the cycles run, and the summary.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use iceberg::arrow::schema_to_arrow_schema;
@@ -242,15 +241,16 @@ pub(super) fn run_cycles(
     })
 }
 
-/// Prints the summary; exits 1 when any of the inputs' records is in the dead-letter folder.
-pub(super) fn print_summary(
+/// The summary, rendered, and the exit code: 1 when any of the inputs' records is in the
+/// dead-letter folder.
+pub(super) fn summary(
     args: &DeliverArgs,
     plan: &Plan,
     place: &Place,
     created: bool,
     recovered: &Recovered,
     delivered: Delivered,
-) -> ExitCode {
+) -> (String, u8) {
     let summary = Summary {
         table: &plan.target.name(),
         warehouse: &place.folder,
@@ -281,5 +281,5 @@ pub(super) fn print_summary(
     } else {
         EXIT_OK
     };
-    crate::app::print_stdout(&rendered, exit)
+    (rendered, exit)
 }

@@ -35,16 +35,16 @@ impl SideOptions {
         let options = SideOptions {
             partition: channel
                 .partition
-                .or_else(|| request.partition.clone())
+                .or_else(|| request.source.partition.first().cloned())
                 .or_else(|| settings.partition.clone()),
-            draft: request.draft.or(settings.draft),
+            draft: request.source.draft.or(settings.draft),
             ref_root: config.ref_root_for(
-                request.ref_root.as_deref(),
+                request.source.ref_root.as_deref(),
                 &request.dir,
                 &settings,
                 new_full,
             ),
-            color: request.color,
+            color: request.source.color,
         };
         (options, channel.choice)
     }

@@ -5,19 +5,20 @@
 mod git;
 mod load;
 
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use schema2iceberg_mapper::channel::{check_channel_configs, RecordFormat};
 pub use schema2iceberg_mapper::diff::FailOn;
 use schema2iceberg_mapper::diff::{diff, fails, ChangeKind, Side};
-use schema2iceberg_parser::{Draft, JsonFile};
+use schema2iceberg_parser::JsonFile;
 
-use crate::app::{color_enabled, print_stdout, usage_error, ColorArg, ReadArgs};
+use crate::app::{color_enabled, ColorArg, Command, ReadArgs};
 use crate::project::channel::RecordFormatFlag;
 use crate::project::config::{self, Config};
 use crate::project::display_of;
+use crate::project::source::SourceOptions;
 use crate::render;
 use crate::render::diff::report_changes;
 pub use crate::render::diff::{ChangeReport, DiffFormat, FileDiff};
@@ -53,7 +54,7 @@ Exit codes: 0 nothing reaches --fail-on, 1 something does (or a side does not co
     mut_arg("draft", |a| a.help("Read both sides as this draft, whatever their $schema says")),
     mut_arg("ref_root", |a| a.help("The folder that file $refs may read from, for both sides [default: as check: the config's ref-root for NEW, else the config's folder, else the current directory]")),
 )]
-pub(crate) struct DiffArgs {
+pub struct DiffArgs {
     /// OLD and NEW, or with --git the PATHS to look under [default: .]
     #[arg(value_name = "FILES")]
     files: Vec<PathBuf>,
@@ -80,28 +81,45 @@ pub(crate) struct DiffArgs {
     color: ColorArg,
 }
 
-/// Runs `diff`.
-pub(crate) fn run(args: DiffArgs) -> ExitCode {
-    if args.git.is_none() && args.files.len() != 2 {
-        return usage_error("give OLD and NEW, or --git REV [PATHS]...");
+/// `diff`, in the one shape of a command ([`Command`]).
+#[derive(Debug)]
+pub struct Diff;
+
+impl Command for Diff {
+    type Args = DiffArgs;
+    type Request = DiffRequest;
+    type Outcome = Diffed;
+    type Error = DiffError;
+
+    fn request(args: DiffArgs) -> Result<DiffRequest, DiffError> {
+        if args.git.is_none() && args.files.len() != 2 {
+            return Err(DiffError::NoPair);
+        }
+        crate::project::source::ref_root_is_dir(args.read.ref_root.as_deref())?;
+        Ok(DiffRequest {
+            dir: PathBuf::from("."),
+            files: args.files,
+            git: args.git,
+            source: SourceOptions {
+                draft: args.read.draft.draft,
+                ref_root: args.read.ref_root,
+                partition: args.partition.into_iter().collect(),
+                color: args.format == DiffFormat::Text && color_enabled(args.color.color),
+            },
+            record_format: args.record_format.map(RecordFormatFlag::format),
+            fail_on: args.fail_on,
+            format: args.format,
+        })
     }
-    if let Err(message) = crate::project::source::ref_root_is_dir(args.read.ref_root.as_deref()) {
-        return usage_error(message);
+
+    fn run(request: &DiffRequest, out: &mut dyn Write) -> Result<Diffed, DiffError> {
+        let (diffed, text) = diff_all(request)?;
+        out.write_all(text.as_bytes()).map_err(DiffError::Write)?;
+        Ok(diffed)
     }
-    let request = DiffRequest {
-        dir: PathBuf::from("."),
-        files: args.files,
-        git: args.git,
-        partition: args.partition,
-        draft: args.read.draft.draft,
-        ref_root: args.read.ref_root,
-        record_format: args.record_format.map(RecordFormatFlag::format),
-        fail_on: args.fail_on,
-        color: args.format == DiffFormat::Text && color_enabled(args.color.color),
-    };
-    match run_diff(&request, args.format) {
-        Ok(diffed) => print_stdout(&diffed.stdout, diffed.exit),
-        Err(e) => usage_error(e),
+
+    fn finish(diffed: Diffed) -> u8 {
+        diffed.exit
     }
 }
 
@@ -134,12 +152,10 @@ impl DiffRequest {
             dir: dir.into(),
             files,
             git: None,
-            partition: None,
-            draft: None,
-            ref_root: None,
+            source: SourceOptions::default(),
             record_format: None,
             fail_on: FailOn::TableChange,
-            color: false,
+            format: DiffFormat::Text,
         }
     }
 }
@@ -153,20 +169,17 @@ pub struct DiffRequest {
     pub files: Vec<PathBuf>,
     /// `--git REV`: compare every changed schema under `files` (or all) with its version at REV.
     pub git: Option<String>,
-    /// The partition field, for both sides.
-    pub partition: Option<String>,
-    /// The draft override, for both sides.
-    pub draft: Option<Draft>,
-    /// `--ref-root`, relative to `dir`: the folder that file `$ref`s may read from, for both
-    /// sides (otherwise as `check` finds it).
-    pub ref_root: Option<PathBuf>,
+    /// For both sides: the partition field, the draft override and `--ref-root` (relative to
+    /// `dir`: the folder that file `$ref`s may read from, otherwise as `check` finds it); and
+    /// whether to color the text format.
+    pub source: SourceOptions,
     /// `--record-format`: for a schema whose channel configuration `schema2iceberg.toml` does
     /// not name (the configuration wins where it does).
     pub record_format: Option<RecordFormat>,
     /// When to exit 1.
     pub fail_on: FailOn,
-    /// Color text output.
-    pub color: bool,
+    /// The output format.
+    pub format: DiffFormat,
 }
 
 /// A usage or I/O problem: exit code 2, the message printed after `error: `.
@@ -192,6 +205,12 @@ pub enum DiffError {
     /// git cannot be started.
     #[error("cannot run git: {0}")]
     GitNotRun(std::io::Error),
+    /// `--ref-root` is not a folder.
+    #[error(transparent)]
+    Project(#[from] crate::project::ProjectError),
+    /// Standard output cannot be written.
+    #[error("cannot write the report: {0}")]
+    Write(std::io::Error),
     /// git failed; its first line of standard error.
     #[error("git {args} failed: {first}")]
     GitFailed { args: String, first: String },
@@ -200,13 +219,11 @@ pub enum DiffError {
     NotARepository(PathBuf),
 }
 
-/// The rendered result.
+/// The result, besides its rendering on standard output.
 #[derive(Debug, Clone)]
 pub struct Diffed {
     /// Every pair compared.
     pub files: Vec<FileDiff>,
-    /// Standard output.
-    pub stdout: String,
     /// The exit code.
     pub exit: u8,
 }
@@ -274,8 +291,9 @@ fn from_channel(request: &DiffRequest, settings: &config::FileSettings) -> FromC
         .map(|(source, _)| source.clone());
     if let Some(source) = &partition {
         if let Some(given) = request
+            .source
             .partition
-            .as_ref()
+            .first()
             .or(settings.partition.as_ref())
             .filter(|given| *given != source)
         {
@@ -342,26 +360,9 @@ fn config_mistakes(
     message.trim_end().to_string()
 }
 
-/// Runs `diff`.
-pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, DiffError> {
-    let config = match config::find(&request.dir) {
-        Some(path) => {
-            let display = display_of(&path, &request.dir);
-            let text = std::fs::read_to_string(&path).map_err(|source| DiffError::Read {
-                shown: display.clone(),
-                source,
-            })?;
-            config::load(&path, &display, &text).map_err(|diagnostics| {
-                DiffError::ConfigMistakes {
-                    shown: display.clone(),
-                    text: text.clone(),
-                    diagnostics,
-                    color: request.color,
-                }
-            })?
-        }
-        None => Config::none(&request.dir),
-    };
+/// Runs `diff`: the result, and its rendering in the request's format.
+fn diff_all(request: &DiffRequest) -> Result<(Diffed, String), DiffError> {
+    let config = project_config(request)?;
     let mut files = Vec::new();
     let mut not_compiled = String::new();
     match &request.git {
@@ -410,15 +411,36 @@ pub fn run_diff(request: &DiffRequest, format: DiffFormat) -> Result<Diffed, Dif
                 request.fail_on,
             )
     });
-    let stdout = render::diff::render(format, &files, &not_compiled, request.fail_on, failing);
-    Ok(Diffed {
-        files,
-        stdout,
-        exit: if failing {
-            crate::app::EXIT_SCHEMA_ERRORS
-        } else {
-            crate::app::EXIT_OK
-        },
+    let stdout = render::diff::render(
+        request.format,
+        &files,
+        &not_compiled,
+        request.fail_on,
+        failing,
+    );
+    let exit = if failing {
+        crate::app::EXIT_SCHEMA_ERRORS
+    } else {
+        crate::app::EXIT_OK
+    };
+    Ok((Diffed { files, exit }, stdout))
+}
+
+/// The `schema2iceberg.toml` that `dir` is under, or none.
+fn project_config(request: &DiffRequest) -> Result<Config, DiffError> {
+    let Some(path) = config::find(&request.dir) else {
+        return Ok(Config::none(&request.dir));
+    };
+    let display = display_of(&path, &request.dir);
+    let text = std::fs::read_to_string(&path).map_err(|source| DiffError::Read {
+        shown: display.clone(),
+        source,
+    })?;
+    config::load(&path, &display, &text).map_err(|diagnostics| DiffError::ConfigMistakes {
+        shown: display.clone(),
+        text: text.clone(),
+        diagnostics,
+        color: request.source.color,
     })
 }
 

@@ -9,7 +9,7 @@ use crate::render;
 
 /// A usage error in what the project or the command line gives.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ProjectError {
+pub enum ProjectError {
     /// A file (the schema, an input, the toml) that cannot be read.
     #[error("cannot read `{shown}`: {source}")]
     Read {

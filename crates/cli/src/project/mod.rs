@@ -10,7 +10,7 @@ mod error;
 pub(crate) mod severity;
 pub(crate) mod source;
 
-pub(crate) use error::ProjectError;
+pub use error::ProjectError;
 
 use std::path::{Path, PathBuf};
 

@@ -10,6 +10,23 @@ use schema2iceberg_parser::{absolute_path, default_ref_root, Draft, LoadOptions,
 
 use super::error::ProjectError;
 
+/// What every command that reads a schema takes from `--draft`, `--ref-root`, `--partition` and
+/// `--color`: one struct in every request. On the command line the four flags stay where each
+/// command's `--help` lists them (`--partition` first, `--color` last): `--partition` is a list
+/// in `compile`, one value in `check`, `diff`, `records` and `deliver`, and absent from
+/// `bundle`.
+#[derive(Debug, Clone, Default)]
+pub struct SourceOptions {
+    /// The draft override (`--draft`).
+    pub draft: Option<Draft>,
+    /// The folder that file `$ref`s may read from (`--ref-root`); `None` for rule 17's default.
+    pub ref_root: Option<PathBuf>,
+    /// The partition fields (`--partition`): at most one but in `compile`, none in `bundle`.
+    pub partition: Vec<String>,
+    /// Whether to color what the command renders (`--color`, decided for the stream it goes to).
+    pub color: bool,
+}
+
 /// Where a schema's text comes from, and how to read it.
 #[derive(Debug, Clone)]
 pub(crate) struct SchemaSource<'a> {

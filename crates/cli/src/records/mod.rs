@@ -6,14 +6,12 @@
 pub(crate) mod output;
 pub(crate) mod run;
 
-use std::process::ExitCode;
+use std::io::Write;
 
-use crate::app::{
-    color_enabled, stdout_written, usage_error, ColorArg, EXIT_OK, EXIT_SCHEMA_ERRORS,
-};
+use crate::app::{color_enabled, ColorArg, Command, EXIT_OK, EXIT_SCHEMA_ERRORS};
 use crate::intake::input::InputError;
-use crate::intake::{prepare, IntakeError, RecordSourceArgs};
-use output::{RecordsFormat, Show, Style};
+use crate::intake::{prepare, IntakeError, Prepared, RecordSourceArgs};
+use output::{RecordsFormat, Show, Style, Tally};
 
 /// The `after_help` of `records --help`.
 pub(crate) const HELP: &str = "\
@@ -74,52 +72,83 @@ pub(crate) struct RecordsArgs {
     color: ColorArg,
 }
 
-/// Runs `records`.
-pub(crate) fn run(args: RecordsArgs) -> ExitCode {
-    match records(&args) {
-        Ok(exit) => exit,
-        Err(e) => usage_error(e),
-    }
+/// `records`, in the one shape of a command ([`Command`]).
+#[derive(Debug)]
+pub(crate) struct Records;
+
+/// Everything `records` needs: the checker and inputs set up as the channel is, and how to
+/// print the verdicts.
+pub(crate) struct RecordsRequest {
+    prepared: Prepared,
+    style: Style,
+    workers: usize,
+}
+
+/// What a run found besides the verdicts it printed.
+#[derive(Debug)]
+pub(crate) struct RecordsOutcome {
+    tally: Tally,
 }
 
 /// Why `records` stopped: a usage error (exit 2).
 #[derive(Debug, thiserror::Error)]
-enum RecordsError {
+pub(crate) enum RecordsError {
     #[error(transparent)]
     Intake(#[from] IntakeError),
-    /// An input that is not of its `--input` kind, or cannot be read.
+    /// An input that is not of its `--input` kind, or cannot be read; the records before it
+    /// were checked and printed.
     #[error("{0}")]
     Input(InputError),
+    /// Standard output cannot be written.
+    #[error("cannot write to standard output: {0}")]
+    Write(std::io::Error),
 }
 
-fn records(args: &RecordsArgs) -> Result<ExitCode, RecordsError> {
-    let prepared = prepare(&args.source, args.color.color)?;
-    let style = Style {
-        format: args.format,
-        show: args.show,
-        input: args.source.input,
-        record_format: prepared.setup.record_format,
-        color: args.format == RecordsFormat::Text && color_enabled(args.color.color),
-    };
-    let pipeline = run::Pipeline {
-        checker: &prepared.checker,
-        sources: &prepared.sources,
-        kind: args.source.input,
-        style,
-        workers: crate::intake::order::workers(),
-    };
-    let stdout = std::io::stdout().lock();
-    let mut out = std::io::BufWriter::with_capacity(256 * 1024, stdout);
-    let outcome = pipeline.run(&mut out);
-    let exit = if outcome.tally.dead_letters() > 0 {
-        EXIT_SCHEMA_ERRORS
-    } else {
-        EXIT_OK
-    };
-    match outcome.input_error {
-        // The records before the bad input are printed; the error decides the exit code.
-        Some(e) if outcome.write_result.is_ok() => Err(RecordsError::Input(e)),
-        _ => Ok(stdout_written(outcome.write_result, exit)),
+impl Command for Records {
+    type Args = RecordsArgs;
+    type Request = RecordsRequest;
+    type Outcome = RecordsOutcome;
+    type Error = RecordsError;
+
+    fn request(args: RecordsArgs) -> Result<RecordsRequest, RecordsError> {
+        let prepared = prepare(&args.source, args.color.color)?;
+        let style = Style {
+            format: args.format,
+            show: args.show,
+            input: args.source.input,
+            record_format: prepared.setup.record_format,
+            color: args.format == RecordsFormat::Text && color_enabled(args.color.color),
+        };
+        Ok(RecordsRequest {
+            prepared,
+            style,
+            workers: crate::intake::order::workers(),
+        })
+    }
+
+    /// Checks every record of every input, printing the verdicts in input order as they come.
+    fn run(request: &RecordsRequest, out: &mut dyn Write) -> Result<RecordsOutcome, RecordsError> {
+        let pipeline = run::Pipeline {
+            checker: &request.prepared.checker,
+            sources: &request.prepared.sources,
+            kind: request.style.input,
+            style: request.style,
+            workers: request.workers,
+        };
+        let ran = pipeline.run(out);
+        ran.write_result.map_err(RecordsError::Write)?;
+        match ran.input_error {
+            Some(e) => Err(RecordsError::Input(e)),
+            None => Ok(RecordsOutcome { tally: ran.tally }),
+        }
+    }
+
+    fn finish(outcome: RecordsOutcome) -> u8 {
+        if outcome.tally.dead_letters() > 0 {
+            EXIT_SCHEMA_ERRORS
+        } else {
+            EXIT_OK
+        }
     }
 }
 

@@ -70,3 +70,85 @@ pub fn comment_partition(bytes: &[u8]) -> Option<String> {
     words.find(|w| *w == "--partition")?;
     words.next().map(str::to_string)
 }
+
+/// `compile` of `bytes` in `format`, everything else as `request` says: what the binary prints
+/// and its exit code (a usage error as the binary renders it).
+pub fn compile(
+    request: &schema2iceberg::CompileRequest,
+    bytes: Vec<u8>,
+    format: schema2iceberg::Format,
+) -> schema2iceberg::Outcome {
+    let request = schema2iceberg::CompileRequest {
+        schema: bytes,
+        format,
+        ..request.clone()
+    };
+    match schema2iceberg::run_captured::<schema2iceberg::Compile>(&request) {
+        Ok((outcome, stdout)) => schema2iceberg::Outcome {
+            stdout,
+            stderr: outcome.stderr,
+            exit: outcome.exit,
+        },
+        Err(e) => schema2iceberg::Outcome {
+            stdout: String::new(),
+            stderr: format!("error: {e}\n"),
+            exit: 2,
+        },
+    }
+}
+
+/// What `check` printed for a request, in `format`.
+#[derive(Debug)]
+pub struct CheckedText {
+    /// The report.
+    pub report: schema2iceberg::check::output::Report,
+    /// Standard output.
+    pub stdout: String,
+    /// The exit code.
+    pub exit: u8,
+}
+
+/// `check` of `request` in `format`.
+pub fn run_check(
+    request: &schema2iceberg::check::CheckRequest,
+    format: schema2iceberg::check::CheckFormat,
+) -> Result<CheckedText, schema2iceberg::check::UsageError> {
+    let request = schema2iceberg::check::CheckRequest {
+        format,
+        ..request.clone()
+    };
+    let (checked, stdout) = schema2iceberg::run_captured::<schema2iceberg::check::Check>(&request)?;
+    Ok(CheckedText {
+        report: checked.report,
+        stdout,
+        exit: checked.exit,
+    })
+}
+
+/// What `diff` printed for a request, in `format`.
+#[derive(Debug)]
+pub struct DiffedText {
+    /// Every pair compared.
+    pub files: Vec<schema2iceberg::diff::FileDiff>,
+    /// Standard output.
+    pub stdout: String,
+    /// The exit code.
+    pub exit: u8,
+}
+
+/// `diff` of `request` in `format`.
+pub fn run_diff(
+    request: &schema2iceberg::diff::DiffRequest,
+    format: schema2iceberg::diff::DiffFormat,
+) -> Result<DiffedText, schema2iceberg::diff::DiffError> {
+    let request = schema2iceberg::diff::DiffRequest {
+        format,
+        ..request.clone()
+    };
+    let (diffed, stdout) = schema2iceberg::run_captured::<schema2iceberg::diff::Diff>(&request)?;
+    Ok(DiffedText {
+        files: diffed.files,
+        stdout,
+        exit: diffed.exit,
+    })
+}
