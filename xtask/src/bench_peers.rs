@@ -14,7 +14,7 @@ use crate::bench_process::{
 
 /// The order events: long, the timestamptz partition source, an enum, decimal(38, 2) from
 /// `multipleOf: 0.01`, a double, a boolean, a nullable string, a struct, a list of structs.
-const SCHEMA: &str = "testdata/records/bench/orders.schema.json";
+pub(crate) const SCHEMA: &str = "testdata/records/bench/orders.schema.json";
 /// The peers' scripts and their pinned packages.
 const PEERS: &str = "xtask/peers";
 /// The size the issue measured at: about 400,000 order events.
@@ -191,7 +191,7 @@ fn install_venv(repository: &Path, cache: &Path) -> Result<PathBuf, String> {
 }
 
 /// The 1-, 5- and 15-minute load averages.
-fn load_average() -> String {
+pub(crate) fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .ok()
         .map(|text| {
@@ -227,7 +227,7 @@ fn check_ajv(printed: &str, records: u64) -> Result<(), String> {
 }
 
 /// Checks `records --format json`'s summary: every record of the file delivered.
-fn check_records(printed: &str, records: u64) -> Result<(), String> {
+pub(crate) fn check_records(printed: &str, records: u64) -> Result<(), String> {
     let value: serde_json::Value = serde_json::from_str(printed)
         .map_err(|e| format!("its output is not the JSON report ({e})"))?;
     let delivered = value
@@ -404,7 +404,7 @@ fn measure_all(
 }
 
 /// Removes `folder` and makes it again, empty (SQLite needs the folder of its file).
-fn fresh_folder(folder: &Path) -> Result<(), String> {
+pub(crate) fn fresh_folder(folder: &Path) -> Result<(), String> {
     remove_folder(folder)?;
     std::fs::create_dir_all(folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))
 }

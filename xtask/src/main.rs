@@ -2,6 +2,7 @@
 
 mod bench_backfill;
 mod bench_deliver;
+mod bench_linear;
 mod bench_peers;
 mod bench_process;
 mod bench_records;
@@ -52,6 +53,11 @@ tasks:
             0); every run's verdicts checked; wall time, MB/s, peak memory, the goals' ratios
             and the load average; N runs each (default 3), taking turns, median. A peer whose
             node, npm or python3 is missing is left out with the reason
+  bench --linear [--runs N]
+            `schema2iceberg records` and `deliver` (two cores) on the order events of --peers at
+            10MB, 100MB and 1GB (cached in the target directory): MB/s and peak memory at each
+            size, and whether each stays linear (MB/s within 15% of the 100MB figure) with flat
+            memory (the 1GB peak at most 1.25× the 100MB peak); N runs each (default 3), median
   bench --backfill [--runs N]
             `schema2iceberg deliver` on two generated backfills in one cycle each (2,000 hours
             interleaved, 40,000 hours in time order; 40,000 records each): wall time, peak
@@ -278,6 +284,7 @@ fn bench_task(args: &[String]) -> bool {
                 .and_then(|options| bench_backfill::run(&root, options.runs, cargo)),
         ),
         Some("--peers") => succeeded(bench_peers::run(&root, rest, cargo)),
+        Some("--linear") => succeeded(bench_linear::run(&root, rest, cargo)),
         Some("--deliver") => succeeded(
             bench_process::parse_args("--deliver", rest)
                 .and_then(|options| bench_deliver::run(&root, &options, cargo)),
