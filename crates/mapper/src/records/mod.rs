@@ -31,6 +31,7 @@
 
 mod convert;
 mod framing;
+mod instance;
 mod keyword;
 mod plan;
 mod reason;
@@ -250,9 +251,9 @@ impl RecordChecker {
             help: None,
             span: Some((error.offset, error.offset + 1)),
         })?;
-        let value = validate::to_value(&doc, doc.root()).map_err(|at| {
+        if let Some(at) = instance::out_of_range(&doc, doc.root()) {
             let span = doc.span(at);
-            Failure {
+            return Err(Failure {
                 reason: Reason::OutOfRange,
                 pointer: doc.pointer(at),
                 message: format!(
@@ -262,10 +263,10 @@ impl RecordChecker {
                 keyword: None,
                 help: None,
                 span: Some((span.start(), span.end())),
-            }
-        })?;
+            });
+        }
         self.check_partition(&doc)?;
-        self.validator.check(&value, &doc)?;
+        self.validator.check(&doc)?;
         let converted = convert::convert_record(&self.plan, &mut doc, want_cells)?;
         let row = want_row.then(|| row::row_json(&self.plan, &converted.cells));
         Ok(Delivered {

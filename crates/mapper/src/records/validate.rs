@@ -1,6 +1,7 @@
 //! Step 3: JSON Schema validation with the `jsonschema` crate, against the documents that
 //! `compile` read (no network: every `$ref` is served from the workspace), and what a
-//! validation error means for the record: `missing-required` or `schema-violation`.
+//! validation error means for the record: `missing-required` or `schema-violation`. The record
+//! is validated as the reader read it ([`super::instance`]), with no `serde_json::Value` built.
 
 use std::sync::Arc;
 
@@ -11,12 +12,13 @@ use schema2iceberg_parser::json::{JsonDoc, JsonId, JsonValue};
 use schema2iceberg_parser::{pointer, Draft, Url, Workspace};
 use serde_json::Value;
 
+use super::instance::{out_of_range, value_of, DocJson, DocNode};
 use super::{Failure, Reason, SetupError};
 
 /// The validator of one table's schema, shared by every thread.
 #[derive(Debug)]
 pub(crate) struct SchemaValidator {
-    validator: Validator,
+    validator: Validator<DocJson>,
     /// The main document's URL, against which keyword locations in other files are written.
     main_url: Url,
 }
@@ -73,7 +75,7 @@ impl SchemaValidator {
             Draft::Draft06 => ValidatorDraft::Draft6,
             Draft::Draft07 => ValidatorDraft::Draft7,
         };
-        let validator = jsonschema::options()
+        let validator = jsonschema::options_for::<DocJson>()
             .with_draft(draft)
             .with_base_uri(without_fragment(main.url.as_str()))
             .with_retriever(retriever)
@@ -101,16 +103,18 @@ impl SchemaValidator {
         })
     }
 
-    /// `Ok` when `value` is valid; otherwise the failure that decides the record: the first
-    /// error in order of instance pointer, then schema path, so that the verdict does not
-    /// depend on the order in which the crate happens to report.
-    pub(crate) fn check(&self, value: &Value, doc: &JsonDoc) -> Result<(), Failure> {
-        if self.validator.is_valid(value) {
+    /// `Ok` when the record `doc` is valid; otherwise the failure that decides the record: the
+    /// first error in order of instance pointer, then schema path, so that the verdict does not
+    /// depend on the order in which the crate happens to report. Only for a record that
+    /// [`out_of_range`] passes.
+    pub(crate) fn check(&self, doc: &JsonDoc) -> Result<(), Failure> {
+        let record = DocNode::new(doc, doc.root());
+        if self.validator.is_valid(record) {
             return Ok(());
         }
         let mut errors: Vec<_> = self
             .validator
-            .iter_errors(value)
+            .iter_errors(record)
             .map(|e| {
                 let instance = e.instance_path().as_str().to_string();
                 let schema = e.schema_path().as_str().to_string();
@@ -181,46 +185,13 @@ pub(crate) fn pointer_span(doc: &JsonDoc, pointer: &str) -> Option<(usize, usize
     Some((span.start(), span.end()))
 }
 
-/// `doc`'s value at `at` as a `serde_json::Value`, which is what the validator reads. The
-/// recursion is bounded by the JSON reader's nesting limit. Numbers
-/// become `i64` or `u64` when their text is an integer that fits, `f64` otherwise (as serde_json
-/// reads them); the exact text stays in `doc` for the conversion. `Err` names a number beyond
-/// f64's range, which no validator can hold.
+/// `doc`'s value at `at` as a `serde_json::Value`, which is what the validator reads a schema
+/// from. Numbers become `i64` or `u64` when their text is an integer that fits, `f64` otherwise
+/// (as serde_json reads them). `Err` names the first number beyond f64's range, which no
+/// validator can hold.
 pub(crate) fn to_value(doc: &JsonDoc, at: JsonId) -> Result<Value, JsonId> {
-    Ok(match doc.value(at) {
-        JsonValue::Null => Value::Null,
-        JsonValue::Bool(b) => Value::Bool(*b),
-        JsonValue::Number(n) => number_value(n.as_str()).ok_or(at)?,
-        JsonValue::String(s) => Value::String(s.to_string()),
-        JsonValue::Array(items) => Value::Array(
-            items
-                .iter()
-                .map(|i| to_value(doc, *i))
-                .collect::<Result<_, _>>()?,
-        ),
-        JsonValue::Object(members) => Value::Object(
-            members
-                .iter()
-                .map(|m| Ok((m.key.to_string(), to_value(doc, m.value)?)))
-                .collect::<Result<_, _>>()?,
-        ),
-    })
-}
-
-/// A number as serde_json reads it, or `None` when it is beyond f64's range (serde_json refuses
-/// such a number too).
-fn number_value(text: &str) -> Option<Value> {
-    let integer = !text.contains(['.', 'e', 'E']);
-    if integer {
-        if let Ok(i) = text.parse::<i64>() {
-            return Some(Value::from(i));
-        }
-        if let Ok(u) = text.parse::<u64>() {
-            return Some(Value::from(u));
-        }
+    match out_of_range(doc, at) {
+        Some(beyond) => Err(beyond),
+        None => Ok(value_of(doc, doc.value(at))),
     }
-    text.parse::<f64>()
-        .ok()
-        .and_then(serde_json::Number::from_f64)
-        .map(Value::Number)
 }
