@@ -787,7 +787,9 @@ fn start_up(
 
 #[cfg(test)]
 mod tests {
-    use schema2iceberg::{run_captured, Compile, CompileRequest, Format, SourceOptions};
+    use schema2iceberg::{
+        run_captured, Compile, CompileRequest, Format, SchemaInput, SourceOptions,
+    };
 
     use super::{generated_schema, median, steps, Rounds};
 
@@ -799,7 +801,7 @@ mod tests {
             let request = CompileRequest {
                 name: "generated.json".to_string(),
                 path: None,
-                schema: generated_schema(n, uppercase).into_bytes(),
+                schema: SchemaInput::Bytes(generated_schema(n, uppercase).into_bytes()),
                 source: SourceOptions::default(),
                 table: Default::default(),
                 format: Format::Json,

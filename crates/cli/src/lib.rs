@@ -21,7 +21,9 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 
 pub use app::{run_captured, Command, Outcome};
-pub use compile::{Compile, CompileError, CompileOutcome, CompileRequest, Format, TableOptions};
+pub use compile::{
+    Compile, CompileError, CompileOutcome, CompileRequest, Format, SchemaInput, TableOptions,
+};
 pub use project::{source::SourceOptions, ProjectError};
 
 mod app;

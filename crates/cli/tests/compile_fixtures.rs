@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use schema2iceberg::{CompileRequest, Format, SourceOptions};
+use schema2iceberg::{CompileRequest, Format, SchemaInput, SourceOptions};
 use schema2iceberg_parser::Draft;
 
 mod support;
@@ -25,7 +25,7 @@ fn check(path: &Path) -> String {
             .display()
             .to_string(),
         path: Some(path.to_path_buf()),
-        schema: Vec::new(),
+        schema: SchemaInput::Bytes(Vec::new()),
         source: SourceOptions {
             partition: Vec::new(),
             draft: None,

@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 
 use iceberg::spec::{PartitionSpec, PrimitiveType, Schema, StructType, Type};
 use schema2iceberg::deliver::Compression;
-use schema2iceberg::{CompileRequest, Format, SourceOptions, TableOptions};
+use schema2iceberg::{CompileRequest, Format, SchemaInput, SourceOptions, TableOptions};
 use schema2iceberg_mapper::formats::ddl::Dialect;
 use schema2iceberg_parser::Draft;
 use serde_json::{json, Value};
@@ -182,7 +182,7 @@ fn cases_of(path: &Path, index: usize, cases: &mut Vec<Case>) -> bool {
     let mut request = CompileRequest {
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
-        schema: Vec::new(),
+        schema: SchemaInput::Bytes(Vec::new()),
         source: SourceOptions {
             partition: comment_partition(&bytes).into_iter().collect(),
             // Iglu's self-describing meta-schema is draft-04 with Snowplow's keywords.

@@ -13,7 +13,7 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use schema2iceberg::{CompileRequest, Format, SourceOptions};
+use schema2iceberg::{CompileRequest, Format, SchemaInput, SourceOptions};
 
 mod support;
 
@@ -31,7 +31,7 @@ fn check(name: &str, bytes: Vec<u8>) -> String {
     let request = CompileRequest {
         name: name.to_string(),
         path: Some(dir.join(name)),
-        schema: Vec::new(),
+        schema: SchemaInput::Bytes(Vec::new()),
         source: SourceOptions {
             partition: Vec::new(),
             draft: None,

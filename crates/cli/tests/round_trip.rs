@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 use iceberg::spec::{FormatVersion, PartitionSpec, Schema, TableMetadata};
-use schema2iceberg::{CompileRequest, Format, SourceOptions};
+use schema2iceberg::{CompileRequest, Format, SchemaInput, SourceOptions};
 
 mod support;
 use support::comment_partition;
@@ -25,7 +25,7 @@ fn check(path: &Path) -> bool {
     let request = CompileRequest {
         name: path.display().to_string(),
         path: Some(path.to_path_buf()),
-        schema: Vec::new(),
+        schema: SchemaInput::Bytes(Vec::new()),
         source: SourceOptions {
             partition: partition.into_iter().collect(),
             draft: None,

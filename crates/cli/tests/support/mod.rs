@@ -79,7 +79,7 @@ pub fn compile(
     format: schema2iceberg::Format,
 ) -> schema2iceberg::Outcome {
     let request = schema2iceberg::CompileRequest {
-        schema: bytes,
+        schema: schema2iceberg::SchemaInput::Bytes(bytes),
         format,
         ..request.clone()
     };
