@@ -16,7 +16,7 @@ use schema2iceberg_parser::{Severity, Workspace};
 
 use crate::app::{stderr_color_enabled, ColorWhen, ReadArgs};
 use crate::project::channel::{channel_setup, ChannelFlags, ChannelSetup, RecordFormatFlag};
-use crate::project::source::{self, SchemaSource};
+use crate::project::source::{self, SchemaSource, SourceOptions};
 use crate::project::ProjectError;
 use crate::render;
 use input::{InputKind, Source};
@@ -81,6 +81,19 @@ pub(crate) struct RecordSourceArgs {
     pub(crate) read: ReadArgs,
 }
 
+impl RecordSourceArgs {
+    /// How the schema is read, in the struct every schema-reading command's request holds;
+    /// `color` is for the diagnostics of a schema that does not compile, on standard error.
+    pub(crate) fn source_options(&self, color: ColorWhen) -> SourceOptions {
+        SourceOptions {
+            draft: self.read.draft.draft,
+            ref_root: self.read.ref_root.clone(),
+            partition: self.partition.iter().cloned().collect(),
+            color: stderr_color_enabled(color),
+        }
+    }
+}
+
 fn parse_version_id(text: &str) -> Result<[u8; 16], String> {
     parse_uuid(text).ok_or_else(|| {
         format!("`{text}` is not a UUID; write it as 8-4-4-4-12 hex digits, as the Glue Schema Registry shows SchemaVersionId")
@@ -98,12 +111,13 @@ pub(crate) struct Prepared {
 /// rules), sets the channel up from the flags, configurations and `schema2iceberg.toml`, and
 /// checks that every INPUT exists.
 pub(crate) fn prepare(args: &RecordSourceArgs, color: ColorWhen) -> Result<Prepared, IntakeError> {
-    source::ref_root_is_dir(args.read.ref_root.as_deref())?;
+    let reading = args.source_options(color);
+    source::ref_root_is_dir(reading.ref_root.as_deref())?;
     let schema_from_stdin = args.schema.as_os_str() == "-";
     let sources = sources(&args.inputs, schema_from_stdin)?;
     let bytes = source::read_schema(&args.schema, schema_from_stdin)?;
     let flags = ChannelFlags {
-        partition: args.partition.as_ref(),
+        partition: reading.partition.first(),
         record_format: args.record_format,
         channel_configs: &args.channel_config,
     };
@@ -120,8 +134,8 @@ pub(crate) fn prepare(args: &RecordSourceArgs, color: ColorWhen) -> Result<Prepa
         &SchemaSource {
             display: &display,
             path: (!schema_from_stdin).then_some(args.schema.as_path()),
-            ref_root: args.read.ref_root.clone(),
-            draft: args.read.draft.draft,
+            ref_root: reading.ref_root.clone(),
+            draft: reading.draft,
         },
         bytes,
     );
@@ -129,11 +143,17 @@ pub(crate) fn prepare(args: &RecordSourceArgs, color: ColorWhen) -> Result<Prepa
         partition: setup.partition.clone().into_iter().collect(),
         ..CompileOptions::default()
     };
-    let options = RecordOptions {
+    let record_options = RecordOptions {
         format: setup.record_format,
         schema_version_id: args.schema_version_id,
     };
-    let checker = checker(&ws, &display, &compile_options, options, color)?;
+    let checker = checker(
+        &ws,
+        &display,
+        &compile_options,
+        record_options,
+        reading.color,
+    )?;
     Ok(Prepared {
         checker,
         sources,
@@ -148,12 +168,11 @@ fn checker(
     display: &str,
     compile_options: &CompileOptions,
     options: RecordOptions,
-    color: ColorWhen,
+    color: bool,
 ) -> Result<RecordChecker, IntakeError> {
     match RecordChecker::new(ws, compile_options, options) {
         Ok(checker) => Ok(checker),
         Err(SetupError::Schema(compiled)) => {
-            let color = stderr_color_enabled(color);
             let _ = anstream::stderr().write_all(render::text(ws, &compiled, color).as_bytes());
             Err(IntakeError::SchemaErrors {
                 shown: display.to_string(),

@@ -1,7 +1,7 @@
-//! The one way every command (`compile`, `check`, `diff`, `bundle`, `records`) turns a schema's bytes into
-//! a `Workspace`: the name diagnostics show, the base URL its relative `$ref`s resolve against,
-//! the reference root and the draft. It sits on the parser's `Workspace::from_bytes`; the
-//! commands differ only in the `SchemaSource` they pass.
+//! The one way every command that reads a schema turns its bytes into a `Workspace`: the name
+//! diagnostics show, the base URL its relative `$ref`s resolve against, the reference root and
+//! the draft. It sits on the parser's `Workspace::from_bytes`; the commands differ only in the
+//! `SchemaSource` they pass.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -11,10 +11,11 @@ use schema2iceberg_parser::{absolute_path, default_ref_root, Draft, LoadOptions,
 use super::error::ProjectError;
 
 /// What every command that reads a schema takes from `--draft`, `--ref-root`, `--partition` and
-/// `--color`: one struct in every request. On the command line the four flags stay where each
-/// command's `--help` lists them (`--partition` first, `--color` last): `--partition` is a list
-/// in `compile`, one value in `check`, `diff`, `records` and `deliver`, and absent from
-/// `bundle`.
+/// `--color`: one struct in the requests of `compile`, `check`, `diff` and `bundle`, and what
+/// `records` and `deliver` read their schema with (`RecordSourceArgs::source_options`). On the
+/// command line the four flags stay where each command's `--help` lists them (`--partition`
+/// first, `--color` last): `--partition` is a list in `compile`, one value in `check`, `diff`,
+/// `records` and `deliver`, and absent from `bundle`.
 #[derive(Debug, Clone, Default)]
 pub struct SourceOptions {
     /// The draft override (`--draft`).
