@@ -2,13 +2,12 @@
 //! at 10 MB, 100 MB and 1 GB, for issue 41's goal that both stay linear in the input (the same
 //! MB/s at every size) with memory flat (the same peak at every size).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::bench_deliver::check_summary;
-use crate::bench_peers::{check_records, fresh_folder, load_average, SCHEMA};
+use crate::bench_peers::{check_records, fresh_folder, load_average, our_lines, paths, SCHEMA};
 use crate::bench_process::{
     generated_file, machine, measure, release_build_tool, target_dir, BenchFile, Job, Run,
-    PARTITION,
 };
 
 /// The sizes the issue names.
@@ -74,31 +73,7 @@ fn measure_size(
     warehouse: &Path,
     runs: usize,
 ) -> Result<[Run; 2], String> {
-    let records_args: Vec<PathBuf> = ["records", "--format", "json", "--partition", PARTITION]
-        .iter()
-        .map(PathBuf::from)
-        .chain([schema.to_path_buf(), file.path.clone()])
-        .collect();
-    let deliver_args: Vec<PathBuf> = [
-        "deliver",
-        "--format",
-        "json",
-        "--partition",
-        PARTITION,
-        "--namespace",
-        "bench",
-        "--table",
-        "orders",
-        "--warehouse",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .chain([
-        warehouse.to_path_buf(),
-        schema.to_path_buf(),
-        file.path.clone(),
-    ])
-    .collect();
+    let (records_args, deliver_args) = our_lines(schema, &file.path, warehouse);
     let count = file.records;
     let check_all_delivered = |printed: &str| check_records(printed, count);
     let check_table = |printed: &str| check_summary(printed, count).map(|_| ());
@@ -114,11 +89,6 @@ fn measure_size(
         (Some(records), Some(deliver)) => Ok([records, deliver]),
         _ => Err("no figures".into()),
     }
-}
-
-/// `list` as the `&Path` arguments of a [`Job`].
-fn paths(list: &[PathBuf]) -> Vec<&Path> {
-    list.iter().map(PathBuf::as_path).collect()
 }
 
 fn print_table(measured: &[Measured], runs: usize, load_before: &str) {

@@ -253,36 +253,7 @@ struct Lines {
 
 fn lines(setup: &Setup, peers: &Peers) -> Lines {
     let file = setup.file.path.clone();
-    let records = [
-        "records".into(),
-        "--format".into(),
-        "json".into(),
-        "--partition".into(),
-        PARTITION.into(),
-        setup.schema.to_path_buf(),
-        file.clone(),
-    ]
-    .to_vec();
-    let deliver = [
-        "deliver",
-        "--format",
-        "json",
-        "--partition",
-        PARTITION,
-        "--namespace",
-        "bench",
-        "--table",
-        "orders",
-        "--warehouse",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .chain([
-        setup.warehouse.clone(),
-        setup.schema.to_path_buf(),
-        file.clone(),
-    ])
-    .collect();
+    let (records, deliver) = our_lines(setup.schema, &file, &setup.warehouse);
     Lines {
         ajv: peers.ajv.clone().map(|folder| {
             let script = folder.join("ajv_check.mjs");
@@ -309,6 +280,41 @@ fn lines(setup: &Setup, peers: &Peers) -> Lines {
     }
 }
 
+/// The arguments of `schema2iceberg records` and `deliver` (into `warehouse`) on `file`, both
+/// printing JSON, as every bench of the order events runs them.
+pub(crate) fn our_lines(
+    schema: &Path,
+    file: &Path,
+    warehouse: &Path,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let records = ["records", "--format", "json", "--partition", PARTITION]
+        .iter()
+        .map(PathBuf::from)
+        .chain([schema.to_path_buf(), file.to_path_buf()])
+        .collect();
+    let deliver = [
+        "deliver",
+        "--format",
+        "json",
+        "--partition",
+        PARTITION,
+        "--namespace",
+        "bench",
+        "--table",
+        "orders",
+        "--warehouse",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .chain([
+        warehouse.to_path_buf(),
+        schema.to_path_buf(),
+        file.to_path_buf(),
+    ])
+    .collect();
+    (records, deliver)
+}
+
 /// `taskset -c 0 tool args`.
 fn one_core(tool: &Path, args: &[PathBuf]) -> Vec<PathBuf> {
     ["-c", "0"]
@@ -320,7 +326,7 @@ fn one_core(tool: &Path, args: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// `list` as the `&Path` arguments of a [`Job`].
-fn paths(list: &[PathBuf]) -> Vec<&Path> {
+pub(crate) fn paths(list: &[PathBuf]) -> Vec<&Path> {
     list.iter().map(PathBuf::as_path).collect()
 }
 
